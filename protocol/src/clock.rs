@@ -1,0 +1,101 @@
+//! The clock that stamps task statuses. A host receives one: in the simulation it reads
+//! simulated time from a pinned epoch, on real TCP it reads the wall clock. Code that puts
+//! a time on the wire takes a [`Clock`] and never reads the system clock itself.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A source of "time since the Unix epoch". Cheap to clone.
+#[derive(Clone)]
+pub struct Clock {
+    since_epoch: Arc<dyn Fn() -> Duration + Send + Sync>,
+}
+
+impl Clock {
+    /// A clock reading from `since_epoch` (the simulation passes simulated time here).
+    pub fn from_fn(since_epoch: impl Fn() -> Duration + Send + Sync + 'static) -> Self {
+        Self { since_epoch: Arc::new(since_epoch) }
+    }
+
+    /// The wall clock. Only for real TCP (`meshsim serve`, `meshsim probe`): never inside a
+    /// simulation, where it would break determinism.
+    pub fn wall() -> Self {
+        Self::from_fn(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+        })
+    }
+
+    /// A clock frozen at `since_epoch`, for tests and golden vectors.
+    pub fn fixed(since_epoch: Duration) -> Self {
+        Self::from_fn(move || since_epoch)
+    }
+
+    /// Time since the Unix epoch.
+    pub fn now(&self) -> Duration {
+        (self.since_epoch)()
+    }
+
+    /// Now as an RFC 3339 UTC timestamp with millisecond precision, the form A2A uses.
+    pub fn now_rfc3339(&self) -> String {
+        rfc3339(self.now())
+    }
+}
+
+impl fmt::Debug for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Clock").field("now", &self.now()).finish()
+    }
+}
+
+/// Formats a duration since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn rfc3339(since_epoch: Duration) -> String {
+    let secs = since_epoch.as_secs();
+    let millis = since_epoch.subsec_millis();
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(rfc3339(Duration::ZERO), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            rfc3339(Duration::from_millis(1_794_528_000_123)),
+            "2026-11-13T00:00:00.123Z"
+        );
+        assert_eq!(rfc3339(Duration::from_secs(951_782_400)), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn fixed_clock_does_not_move() {
+        let clock = Clock::fixed(Duration::from_secs(5));
+        assert_eq!(clock.now(), clock.now());
+    }
+}

@@ -1,0 +1,15 @@
+//! The A2A wire protocol, as data: one internal model ([`model`]), JSON-RPC envelopes
+//! ([`rpc`]), and a codec per wire dialect (`v0.1`, `v0.3`, `v1.0`, see [`codec`]) that
+//! encodes the model to JSON and decodes JSON back, naming what a dialect cannot express.
+//!
+//! This crate does no I/O. Runtimes, consumers and the CLI all speak through it, so the
+//! simulation and real TCP share one vocabulary.
+
+pub mod clock;
+pub mod codec;
+pub mod model;
+pub mod rpc;
+
+pub use codec::{Codec, DecodeError, Dialect, EncodeError, Encoded, Loss};
+pub use model::*;
+pub use rpc::*;
