@@ -1,1 +1,12 @@
-//! placeholder
+//! The consumer side of A2A: what users take into production.
+//!
+//! A transport-generic A2A client, the [`Consumer`] trait a scenario drives, two consumers
+//! (a naive one that plans the task lifecycle from the Agent Card, as the seed's failure
+//! mode does, and a reconciling one that learns each peer's real lifecycle), the per-peer
+//! lifecycle profiles they learn, and the probe behind `meshsim probe`.
+//!
+//! It never imports turmoil: the client takes a connector, so the same code runs inside the
+//! simulation and over real TCP.
+
+pub mod ledger;
+pub mod lifecycle;
