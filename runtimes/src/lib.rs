@@ -1,1 +1,21 @@
-//! placeholder
+//! Mock A2A agent runtimes for the simulation and for real TCP.
+//!
+//! A [`Personality`] holds, as data, the knobs on which real runtimes differ (resubscribe
+//! and follow-up semantics, reaping, stream closing, cancel, timestamps, Card claims, work
+//! durations). Built-in personalities reproduce the seed's three runtimes and runtimes
+//! calibrated against real SDKs. Task lifecycles follow executor [`Script`]s, and every
+//! state change is written to a [`GroundTruth`] handle that the oracle reads directly.
+//! This crate never imports turmoil: it hands out routers, and its sidecar reaches its
+//! backend through any connector.
+
+pub mod personality;
+pub mod script;
+pub mod truth;
+
+pub use personality::{
+    CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening,
+    Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose, TerminalCancel,
+    Timestamps, TurnOpening, UnknownTask, WorkDurations,
+};
+pub use script::{Script, Step};
+pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

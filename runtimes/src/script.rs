@@ -1,0 +1,227 @@
+//! Executor scripts: what a task does, turn by turn.
+//!
+//! The message that creates a task picks its script: if its text starts with a directive
+//! word (`#complete`, `#fail`, `#long`, `#ask-twice`) that script runs, otherwise the
+//! seed's default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`].
+
+use meshsim_protocol::{Message, TaskState};
+
+/// A task's behaviour across its turns. Turn 0 starts with the creating message; each
+/// follow-up to an interrupted task starts the next turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// The seed's: `working → input-required` (a question), then on the answer
+    /// `working → completed` with an artifact.
+    AskOnce,
+    /// `working → completed` with an artifact, no question.
+    CompleteAtOnce,
+    /// `working → failed`.
+    Fail,
+    /// `working`, then many work steps each producing an artifact chunk, then `completed`.
+    LongRunning,
+    /// Two questions before completing.
+    AskTwice,
+}
+
+/// One step of a turn, done in order by the executor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Wait one work duration drawn from the personality.
+    Work,
+    /// Move to `state`; `question` becomes the status message (and joins the history).
+    Status {
+        state: TaskState,
+        question: Option<String>,
+    },
+    /// Emit an artifact chunk. `chunk` counts from 0; `last` closes the artifact.
+    Artifact {
+        text: String,
+        chunk: u32,
+        last: bool,
+    },
+}
+
+impl Script {
+    /// Every script, default first.
+    pub const ALL: [Script; 5] = [
+        Script::AskOnce,
+        Script::CompleteAtOnce,
+        Script::Fail,
+        Script::LongRunning,
+        Script::AskTwice,
+    ];
+
+    /// The word that selects this script at the start of the first message (the default
+    /// has none).
+    pub fn directive(self) -> Option<&'static str> {
+        match self {
+            Script::AskOnce => None,
+            Script::CompleteAtOnce => Some("#complete"),
+            Script::Fail => Some("#fail"),
+            Script::LongRunning => Some("#long"),
+            Script::AskTwice => Some("#ask-twice"),
+        }
+    }
+
+    /// The script a task created by `message` runs.
+    pub fn for_message(message: &Message) -> Script {
+        let text = message.text_content();
+        let first = text.split_whitespace().next().unwrap_or("");
+        Script::ALL
+            .into_iter()
+            .find(|script| script.directive() == Some(first))
+            .unwrap_or(Script::AskOnce)
+    }
+
+    /// How many questions the script asks before it ends.
+    fn questions(self) -> u32 {
+        match self {
+            Script::AskOnce => 1,
+            Script::AskTwice => 2,
+            Script::CompleteAtOnce | Script::Fail | Script::LongRunning => 0,
+        }
+    }
+
+    /// The steps of turn `turn`; `input` is the text of the message that started it.
+    /// `long_steps` sizes the long-running script.
+    pub fn turn(self, turn: u32, input: &str, long_steps: u32) -> Vec<Step> {
+        let mut steps = vec![Step::Work, status(TaskState::Working, None), Step::Work];
+        if turn < self.questions() {
+            let question = match turn {
+                0 => "Which format do you want the result in?".to_string(),
+                n => format!("Question {}: anything else to add?", n + 1),
+            };
+            steps.push(status(TaskState::InputRequired, Some(question)));
+            return steps;
+        }
+        match self {
+            Script::Fail => {
+                steps.push(status(
+                    TaskState::Failed,
+                    Some(format!("cannot do `{input}`")),
+                ));
+            }
+            Script::LongRunning => {
+                steps.pop();
+                let total = long_steps.max(1);
+                for chunk in 0..total {
+                    steps.push(Step::Work);
+                    steps.push(Step::Artifact {
+                        text: format!("chunk {} of {total}", chunk + 1),
+                        chunk,
+                        last: chunk + 1 == total,
+                    });
+                }
+                steps.push(status(TaskState::Completed, None));
+            }
+            Script::AskOnce | Script::AskTwice | Script::CompleteAtOnce => {
+                steps.push(Step::Artifact {
+                    text: format!("result for: {input}"),
+                    chunk: 0,
+                    last: true,
+                });
+                steps.push(status(TaskState::Completed, None));
+            }
+        }
+        steps
+    }
+}
+
+fn status(state: TaskState, question: Option<String>) -> Step {
+    Step::Status { state, question }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshsim_protocol::Role;
+
+    fn states(steps: &[Step]) -> Vec<TaskState> {
+        steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Status { state, .. } => Some(*state),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn directives_select_scripts() {
+        let pick = |text: &str| Script::for_message(&Message::text(Role::User, None, text));
+        assert_eq!(pick("book a flight"), Script::AskOnce);
+        assert_eq!(pick("#complete now"), Script::CompleteAtOnce);
+        assert_eq!(pick("#fail"), Script::Fail);
+        assert_eq!(pick("  #long job"), Script::LongRunning);
+        assert_eq!(pick("#ask-twice x"), Script::AskTwice);
+        assert_eq!(pick("please #fail"), Script::AskOnce);
+    }
+
+    #[test]
+    fn default_script_asks_then_completes() {
+        let first = Script::AskOnce.turn(0, "hi", 3);
+        assert_eq!(
+            states(&first),
+            vec![TaskState::Working, TaskState::InputRequired]
+        );
+        assert!(matches!(
+            &first[3],
+            Step::Status {
+                question: Some(_),
+                ..
+            }
+        ));
+        let second = Script::AskOnce.turn(1, "json", 3);
+        assert_eq!(
+            states(&second),
+            vec![TaskState::Working, TaskState::Completed]
+        );
+        assert!(
+            second
+                .iter()
+                .any(|step| matches!(step, Step::Artifact { text, .. } if text.contains("json")))
+        );
+    }
+
+    #[test]
+    fn ask_twice_asks_two_questions() {
+        assert_eq!(
+            states(&Script::AskTwice.turn(1, "a", 3)).last(),
+            Some(&TaskState::InputRequired)
+        );
+        assert_eq!(
+            states(&Script::AskTwice.turn(2, "b", 3)).last(),
+            Some(&TaskState::Completed)
+        );
+    }
+
+    #[test]
+    fn long_running_emits_chunks() {
+        let steps = Script::LongRunning.turn(0, "x", 4);
+        let chunks = steps
+            .iter()
+            .filter(|step| matches!(step, Step::Artifact { .. }))
+            .count();
+        assert_eq!(chunks, 4);
+        assert_eq!(steps.iter().filter(|step| **step == Step::Work).count(), 5);
+        assert!(matches!(
+            steps.last(),
+            Some(Step::Status {
+                state: TaskState::Completed,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn fail_and_complete_at_once() {
+        assert_eq!(
+            states(&Script::Fail.turn(0, "x", 1)),
+            vec![TaskState::Working, TaskState::Failed]
+        );
+        assert_eq!(
+            states(&Script::CompleteAtOnce.turn(0, "x", 1)),
+            vec![TaskState::Working, TaskState::Completed]
+        );
+    }
+}
