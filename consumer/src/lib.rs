@@ -8,5 +8,18 @@
 //! It never imports turmoil: the client takes a connector, so the same code runs inside the
 //! simulation and over real TCP.
 
+pub mod client;
+pub mod ids;
+pub mod job;
 pub mod ledger;
 pub mod lifecycle;
+pub mod profile;
+pub mod recorder;
+pub mod report;
+
+pub use client::{A2aClient, ClientConfig, ClientError, Connector, EventStream, TcpConnector};
+pub use job::{BoxFuture, Consumer, Deadlines, Job};
+pub use profile::{
+    FollowupBehaviour, PeerLifecycleProfile, ProfileCache, ProfileKey, ResubscribeBehaviour,
+};
+pub use report::{JobReport, Outcome};

@@ -1,0 +1,401 @@
+//! A transport-generic A2A client (hyper 1.x over any [`Connector`]): Card discovery
+//! (`agent-card.json`, falling back to `agent.json`), the dialect chosen from the Card, the
+//! v1.0 `A2A-Version` header, request timeouts, SSE streams with an idle timeout per event,
+//! and every failure as a typed [`ClientError`].
+
+mod connector;
+mod error;
+mod http;
+mod stream;
+
+pub use connector::{BoxError, Connector, TcpConnector};
+pub use error::ClientError;
+pub use stream::EventStream;
+
+use crate::profile::ProfileKey;
+use ::http::{Method as HttpMethod, StatusCode, Uri};
+use meshsim_protocol::{
+    AgentCard, Dialect, GetTaskParams, Message, Method, Request, RequestId, RpcRequest, RpcResult,
+    SendMessageParams, StreamEvent, Task, detect, sse, version,
+};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+/// The client's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// From sending a request to the end of a plain answer (or the head of a stream).
+    pub request_timeout: Duration,
+    /// Longest wait for the next bytes of a stream.
+    pub idle_timeout: Duration,
+    /// Largest plain answer read.
+    pub max_body_bytes: usize,
+    /// Largest single SSE event read.
+    pub max_event_bytes: usize,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            request_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_body_bytes: 4 << 20,
+            max_event_bytes: sse::DEFAULT_MAX_EVENT_BYTES,
+        }
+    }
+}
+
+/// A client bound to one peer, after reading its Card.
+pub struct A2aClient<C> {
+    connector: C,
+    config: ClientConfig,
+    card: AgentCard,
+    card_url: String,
+    dialect: Dialect,
+    endpoint: Uri,
+    next_id: AtomicI64,
+}
+
+impl<C: Connector> A2aClient<C> {
+    /// Fetches the peer's Card from `base` (`/.well-known/agent-card.json`, then
+    /// `/.well-known/agent.json`), picks the dialect the Card speaks and the JSON-RPC
+    /// endpoint it names.
+    pub async fn discover(
+        connector: C,
+        base: &str,
+        config: ClientConfig,
+    ) -> Result<Self, ClientError> {
+        let base_uri = parse_http_uri(base)?;
+        let mut problems = Vec::new();
+        for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
+            let url = join(&base_uri, path)?;
+            match fetch_card(&connector, &url, &config).await {
+                Ok((card, dialect)) => {
+                    let endpoint = card_endpoint(&card).unwrap_or_else(|| base_uri.clone());
+                    tracing::info!(
+                        target: "meshsim::consumer",
+                        event = "card",
+                        path,
+                        dialect = dialect.name(),
+                        version = %card.version,
+                        streaming = ?card.capabilities.streaming,
+                    );
+                    return Ok(A2aClient {
+                        connector,
+                        config,
+                        card,
+                        card_url: url.to_string(),
+                        dialect,
+                        endpoint,
+                        next_id: AtomicI64::new(1),
+                    });
+                }
+                Err(error @ (ClientError::Connect { .. } | ClientError::Timeout { .. })) => {
+                    return Err(error);
+                }
+                Err(error) => problems.push(format!("{path}: {error}")),
+            }
+        }
+        Err(ClientError::NoCard {
+            base: base.to_string(),
+            problem: problems.join("; "),
+        })
+    }
+
+    /// The peer's Card as read.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// Where the Card was found.
+    pub fn card_url(&self) -> &str {
+        &self.card_url
+    }
+
+    /// The dialect spoken with the peer.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The JSON-RPC endpoint.
+    pub fn endpoint(&self) -> &Uri {
+        &self.endpoint
+    }
+
+    /// The lifecycle profile key of this peer: the endpoint's host and the Card's version.
+    pub fn profile_key(&self) -> ProfileKey {
+        ProfileKey {
+            host: self
+                .endpoint
+                .authority()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            card_version: self.card.version.clone(),
+        }
+    }
+
+    /// Calls a non-streaming method.
+    pub async fn call(&self, request: Request) -> Result<RpcResult, ClientError> {
+        let method = request.method();
+        let response = self.post(request, "application/json").await?;
+        if http::is_event_stream(&response) {
+            return Err(ClientError::Unexpected {
+                method: format!("{method:?}"),
+                got: "an event stream".to_string(),
+            });
+        }
+        self.decode_plain(response, method).await
+    }
+
+    /// Calls a streaming method. A peer that refuses before streaming answers with plain
+    /// JSON: an error becomes `Err`, a result a one-event stream.
+    pub async fn stream(&self, request: Request) -> Result<EventStream, ClientError> {
+        let method = request.method();
+        let codec = self.dialect.codec();
+        let response = self.post(request, sse::CONTENT_TYPE).await?;
+        if http::is_event_stream(&response) {
+            let config = &self.config;
+            return Ok(EventStream::sse(
+                response.into_body(),
+                codec,
+                method,
+                config.idle_timeout,
+                config.max_event_bytes,
+            ));
+        }
+        let result = self.decode_plain(response, method).await?;
+        Ok(EventStream::single(
+            stream::result_as_event(result, method)?,
+            codec,
+            method,
+        ))
+    }
+
+    /// `SendMessage` (`tasks/send`): the task (or a direct message) once the peer answers.
+    pub async fn send_message(&self, message: Message) -> Result<RpcResult, ClientError> {
+        self.call(Request::SendMessage(send_params(message))).await
+    }
+
+    /// `SendStreamingMessage` (`tasks/sendSubscribe`).
+    pub async fn stream_message(&self, message: Message) -> Result<EventStream, ClientError> {
+        self.stream(Request::SendStreamingMessage(send_params(message)))
+            .await
+    }
+
+    /// `SubscribeToTask` (`tasks/resubscribe`).
+    pub async fn subscribe(&self, task_id: &str) -> Result<EventStream, ClientError> {
+        self.stream(Request::SubscribeToTask {
+            id: task_id.to_string(),
+        })
+        .await
+    }
+
+    /// `GetTask` (`tasks/get`).
+    pub async fn get_task(&self, task_id: &str) -> Result<Task, ClientError> {
+        let request = Request::GetTask(GetTaskParams {
+            id: task_id.to_string(),
+            history_length: None,
+        });
+        expect_task(self.call(request).await?, Method::GetTask)
+    }
+
+    /// `CancelTask` (`tasks/cancel`).
+    pub async fn cancel_task(&self, task_id: &str) -> Result<Task, ClientError> {
+        let request = Request::CancelTask {
+            id: task_id.to_string(),
+        };
+        expect_task(self.call(request).await?, Method::CancelTask)
+    }
+
+    async fn post(
+        &self,
+        request: Request,
+        accept: &str,
+    ) -> Result<::http::Response<hyper::body::Incoming>, ClientError> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let method = request.method();
+        let encoded = self
+            .dialect
+            .codec()
+            .encode_request(&RpcRequest { id, request })
+            .map_err(ClientError::Encode)?;
+        for loss in &encoded.losses {
+            tracing::info!(target: "meshsim::consumer", event = "encode-loss", method = ?method, loss = %loss);
+        }
+        let body = serde_json::to_vec(&encoded.value)
+            .map_err(|error| ClientError::Malformed(error.to_string()))?;
+        let headers: Vec<(&'static str, &'static str)> =
+            version::request_header_value(self.dialect)
+                .map(|value| (version::HEADER, value))
+                .into_iter()
+                .collect();
+        let request = http::request(
+            HttpMethod::POST,
+            &self.endpoint,
+            accept,
+            Some(body),
+            &headers,
+        )?;
+        let response =
+            http::exchange(&self.connector, request, self.config.request_timeout).await?;
+        if response.status() != StatusCode::OK {
+            return Err(ClientError::Http {
+                status: response.status().as_u16(),
+                url: self.endpoint.to_string(),
+            });
+        }
+        Ok(response)
+    }
+
+    async fn decode_plain(
+        &self,
+        response: ::http::Response<hyper::body::Incoming>,
+        method: Method,
+    ) -> Result<RpcResult, ClientError> {
+        let config = &self.config;
+        let bytes = http::read_body(
+            response.into_body(),
+            config.max_body_bytes,
+            config.request_timeout,
+        )
+        .await?;
+        let json: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
+        let response = self
+            .dialect
+            .codec()
+            .decode_response(&json, Some(method))
+            .map_err(ClientError::Decode)?;
+        response.outcome.map_err(ClientError::Rpc)
+    }
+}
+
+/// A task out of a result, or the event it stands for.
+pub fn task_of(event: &StreamEvent) -> Option<&Task> {
+    match event {
+        StreamEvent::Task(task) => Some(task),
+        _ => None,
+    }
+}
+
+fn expect_task(result: RpcResult, method: Method) -> Result<Task, ClientError> {
+    match result {
+        RpcResult::Task(task) | RpcResult::Event(StreamEvent::Task(task)) => Ok(task),
+        other => Err(ClientError::Unexpected {
+            method: format!("{method:?}"),
+            got: format!("{other:?}").chars().take(120).collect(),
+        }),
+    }
+}
+
+fn send_params(message: Message) -> SendMessageParams {
+    SendMessageParams {
+        message,
+        configuration: None,
+        metadata: None,
+    }
+}
+
+async fn fetch_card<C: Connector>(
+    connector: &C,
+    url: &Uri,
+    config: &ClientConfig,
+) -> Result<(AgentCard, Dialect), ClientError> {
+    // Ask for the newest shape: a2a-js serves a 0.3 Card without this header.
+    let headers = [(version::HEADER, "1.0")];
+    let request = http::request(HttpMethod::GET, url, "application/json", None, &headers)?;
+    let response = http::exchange(connector, request, config.request_timeout).await?;
+    if response.status() != StatusCode::OK {
+        return Err(ClientError::Http {
+            status: response.status().as_u16(),
+            url: url.to_string(),
+        });
+    }
+    let bytes = http::read_body(
+        response.into_body(),
+        config.max_body_bytes,
+        config.request_timeout,
+    )
+    .await?;
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|error| ClientError::Malformed(format!("Card is not JSON: {error}")))?;
+    let dialect = detect::detect_card(&json)
+        .map(|detection| detection.dialect)
+        .or_else(|| detect::from_card_path(url.path()))
+        .ok_or_else(|| ClientError::Malformed("the Card's dialect cannot be told".to_string()))?;
+    let card = dialect
+        .codec()
+        .decode_card(&json)
+        .map_err(ClientError::Decode)?;
+    Ok((card, dialect))
+}
+
+/// The Card's JSON-RPC interface URL, when it is a usable absolute http URL.
+fn card_endpoint(card: &AgentCard) -> Option<Uri> {
+    let interface = card
+        .interfaces
+        .iter()
+        .find(|interface| interface.protocol_binding.eq_ignore_ascii_case("JSONRPC"))
+        .or_else(|| card.interfaces.first())?;
+    parse_http_uri(&interface.url).ok()
+}
+
+fn parse_http_uri(url: &str) -> Result<Uri, ClientError> {
+    let bad = |problem: &str| ClientError::Url {
+        url: url.to_string(),
+        problem: problem.to_string(),
+    };
+    let uri: Uri = url
+        .parse()
+        .map_err(|error: ::http::uri::InvalidUri| bad(&error.to_string()))?;
+    match uri.scheme_str() {
+        Some("http") => {}
+        Some(other) => {
+            return Err(bad(&format!(
+                "scheme `{other}` is not supported (only http)"
+            )));
+        }
+        None => return Err(bad("not an absolute URL (http://host:port/...)")),
+    }
+    if uri.host().is_none() {
+        return Err(bad("no host"));
+    }
+    Ok(uri)
+}
+
+fn join(base: &Uri, path: &str) -> Result<Uri, ClientError> {
+    let prefix = base.path().trim_end_matches('/');
+    let authority = http::authority(base)?;
+    format!("http://{authority}{prefix}{path}")
+        .parse()
+        .map_err(|error: ::http::uri::InvalidUri| ClientError::Url {
+            url: format!("{base}{path}"),
+            problem: error.to_string(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_checked_before_any_connection() {
+        assert!(matches!(
+            parse_http_uri("https://x/"),
+            Err(ClientError::Url { .. })
+        ));
+        assert!(matches!(
+            parse_http_uri("not a url"),
+            Err(ClientError::Url { .. })
+        ));
+        assert!(matches!(
+            parse_http_uri("/relative"),
+            Err(ClientError::Url { .. })
+        ));
+        let base = parse_http_uri("http://agent:9000/a2a/").unwrap();
+        assert_eq!(
+            join(&base, "/.well-known/agent.json").unwrap().to_string(),
+            "http://agent:9000/a2a/.well-known/agent.json"
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! A stream of A2A events read from an SSE body: one JSON-RPC response per `data:` payload,
+//! keep-alive comments ignored, each wait for bytes bounded by an idle timeout.
+
+use super::error::ClientError;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use meshsim_protocol::sse::{SseError, SseEvent, SseParser};
+use meshsim_protocol::{Codec, Method, RpcResult, StreamEvent};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// The events of one streaming call. `next` yields `None` once the peer closed the stream.
+pub struct EventStream {
+    body: Option<Incoming>,
+    parser: SseParser,
+    codec: &'static dyn Codec,
+    method: Method,
+    idle_timeout: Duration,
+    ready: VecDeque<Result<StreamEvent, ClientError>>,
+}
+
+impl EventStream {
+    /// Reads `body` as SSE.
+    pub(crate) fn sse(
+        body: Incoming,
+        codec: &'static dyn Codec,
+        method: Method,
+        idle_timeout: Duration,
+        max_event_bytes: usize,
+    ) -> Self {
+        EventStream {
+            body: Some(body),
+            parser: SseParser::new(max_event_bytes),
+            codec,
+            method,
+            idle_timeout,
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// A stream that was answered with a single plain JSON result instead of SSE.
+    pub(crate) fn single(event: StreamEvent, codec: &'static dyn Codec, method: Method) -> Self {
+        EventStream {
+            body: None,
+            parser: SseParser::default(),
+            codec,
+            method,
+            idle_timeout: Duration::ZERO,
+            ready: VecDeque::from([Ok(event)]),
+        }
+    }
+
+    /// The next event, an error (an A2A error event, a malformed event, a cut connection,
+    /// or no bytes within the idle timeout), or `None` once the stream has ended. After a
+    /// transport failure or timeout the stream is over.
+    pub async fn next(&mut self) -> Option<Result<StreamEvent, ClientError>> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(item);
+            }
+            let body = self.body.as_mut()?;
+            match tokio::time::timeout(self.idle_timeout, body.frame()).await {
+                Err(_) => {
+                    self.body = None;
+                    let after = self.idle_timeout;
+                    return Some(Err(ClientError::Timeout {
+                        what: "stream event",
+                        after,
+                    }));
+                }
+                Ok(None) => {
+                    self.body = None;
+                    if self.parser.has_partial_event() {
+                        let problem = "stream ended in the middle of an event".to_string();
+                        return Some(Err(ClientError::Malformed(problem)));
+                    }
+                    return None;
+                }
+                Ok(Some(Err(error))) => {
+                    self.body = None;
+                    return Some(Err(ClientError::Transport(error.to_string())));
+                }
+                Ok(Some(Ok(frame))) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.push(&data);
+                    }
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, data: &Bytes) {
+        for event in self.parser.feed(data) {
+            let decoded = self.decode(event);
+            self.ready.push_back(decoded);
+        }
+    }
+
+    fn decode(&self, event: Result<SseEvent, SseError>) -> Result<StreamEvent, ClientError> {
+        let event = event.map_err(|error| ClientError::Malformed(error.to_string()))?;
+        let json: serde_json::Value = serde_json::from_str(&event.data)
+            .map_err(|error| ClientError::Malformed(format!("SSE data is not JSON: {error}")))?;
+        let response = self
+            .codec
+            .decode_response(&json, Some(self.method))
+            .map_err(ClientError::Decode)?;
+        result_as_event(response.outcome.map_err(ClientError::Rpc)?, self.method)
+    }
+}
+
+/// The event a result stands for on a stream.
+pub(crate) fn result_as_event(
+    result: RpcResult,
+    method: Method,
+) -> Result<StreamEvent, ClientError> {
+    match result {
+        RpcResult::Event(event) => Ok(event),
+        RpcResult::Task(task) => Ok(StreamEvent::Task(task)),
+        RpcResult::Message(message) => Ok(StreamEvent::Message(message)),
+        RpcResult::TaskList(_) => Err(ClientError::Unexpected {
+            method: format!("{method:?}"),
+            got: "a task list".to_string(),
+        }),
+    }
+}

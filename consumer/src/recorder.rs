@@ -1,0 +1,182 @@
+//! Builds a [`JobReport`] as a job runs, and emits one `meshsim::consumer` trace event per
+//! applied state, decision and anomaly.
+
+use crate::ledger::EventRef;
+use crate::profile::PeerLifecycleProfile;
+use crate::report::{
+    Abandonment, Anomaly, AnomalyKind, AppliedEvent, CancelResult, DeadlineHit, JobReport, Outcome,
+    TaskView,
+};
+use meshsim_protocol::TaskState;
+use std::time::Duration;
+
+/// The report of one job, in the making.
+#[derive(Debug)]
+pub struct Recorder {
+    job: String,
+    consumer: String,
+    peer: String,
+    tasks: Vec<TaskView>,
+    deadlines: Vec<DeadlineHit>,
+    anomalies: Vec<Anomaly>,
+}
+
+impl Recorder {
+    /// Starts the report of `job` by `consumer` against `peer`.
+    pub fn new(job: &str, consumer: &str, peer: &str) -> Self {
+        tracing::info!(target: "meshsim::consumer", job, consumer, peer, event = "job-start");
+        Recorder {
+            job: job.to_string(),
+            consumer: consumer.to_string(),
+            peer: peer.to_string(),
+            tasks: Vec::new(),
+            deadlines: Vec::new(),
+            anomalies: Vec::new(),
+        }
+    }
+
+    /// The job's name.
+    pub fn job(&self) -> &str {
+        &self.job
+    }
+
+    /// Records that the consumer applied `to` to its view of `task_id`.
+    pub fn applied(
+        &mut self,
+        task_id: &str,
+        from: Option<TaskState>,
+        to: TaskState,
+        at: EventRef,
+        timestamp: Option<String>,
+    ) {
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            task = task_id,
+            event = "applied",
+            from = from.map(TaskState::name).unwrap_or("none"),
+            state = to.name(),
+            connection = at.connection,
+            index = at.index,
+        );
+        self.view(task_id).applied.push(AppliedEvent {
+            from,
+            to,
+            at,
+            timestamp,
+        });
+    }
+
+    /// Records that the consumer knows of `task_id`, before anything is applied to it.
+    pub fn touched(&mut self, task_id: &str) {
+        self.view(task_id);
+    }
+
+    /// Records an anomaly.
+    pub fn anomaly(&mut self, task_id: &str, kind: AnomalyKind, detail: impl Into<String>) {
+        let detail = detail.into();
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            task = task_id,
+            event = "anomaly",
+            kind = ?kind,
+            detail = %detail,
+        );
+        self.anomalies.push(Anomaly {
+            task_id: task_id.to_string(),
+            kind,
+            detail,
+        });
+    }
+
+    /// Traces a decision (what the consumer does next and why).
+    pub fn decision(&self, task_id: &str, decision: &str, reason: &str) {
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            task = task_id,
+            event = "decision",
+            decision,
+            reason,
+        );
+    }
+
+    /// Records that a local deadline expired.
+    pub fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) {
+        let limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            task = task_id,
+            event = "deadline",
+            state = state.name(),
+            limit_ms,
+        );
+        self.deadlines.push(DeadlineHit {
+            task_id: task_id.to_string(),
+            state,
+            limit_ms,
+        });
+    }
+
+    /// Records that the consumer stopped following `task_id`, and what its cancel did.
+    pub fn abandoned(&mut self, task_id: &str, reason: &str, cancel: CancelResult) {
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            task = task_id,
+            event = "abandoned",
+            reason,
+            cancel = ?cancel,
+        );
+        self.view(task_id).abandoned = Some(Abandonment {
+            reason: reason.to_string(),
+            cancel,
+        });
+    }
+
+    /// Finishes the report with the accepted outcome.
+    pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
+        tracing::info!(
+            target: "meshsim::consumer",
+            job = %self.job,
+            event = "outcome",
+            outcome = ?outcome,
+        );
+        let tasks = self
+            .tasks
+            .into_iter()
+            .map(|mut task| {
+                task.final_state = task.applied.last().map(|applied| applied.to);
+                task
+            })
+            .collect();
+        JobReport {
+            job: self.job,
+            consumer: self.consumer,
+            peer: self.peer,
+            tasks,
+            outcome,
+            deadlines: self.deadlines,
+            anomalies: self.anomalies,
+            profile,
+        }
+    }
+
+    fn view(&mut self, task_id: &str) -> &mut TaskView {
+        let index = match self.tasks.iter().position(|task| task.task_id == task_id) {
+            Some(index) => index,
+            None => {
+                self.tasks.push(TaskView {
+                    task_id: task_id.to_string(),
+                    applied: Vec::new(),
+                    final_state: None,
+                    abandoned: None,
+                });
+                self.tasks.len() - 1
+            }
+        };
+        &mut self.tasks[index]
+    }
+}

@@ -1,0 +1,126 @@
+//! What a consumer did in a job, for the oracle to check against the runtimes' ground truth:
+//! per task the states it applied (with where each came from, so double applies show), its
+//! final view, what it abandoned and canceled, the deadlines it enforced, the anomalies it
+//! saw, the one outcome it accepted and the lifecycle profile it learned.
+
+use crate::ledger::{EventRef, Verdict};
+use crate::profile::PeerLifecycleProfile;
+use meshsim_protocol::TaskState;
+use serde::Serialize;
+
+/// One state a consumer applied to its view of a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AppliedEvent {
+    pub from: Option<TaskState>,
+    pub to: TaskState,
+    /// The event applied: connection, position, kind.
+    pub at: EventRef,
+    pub timestamp: Option<String>,
+}
+
+/// What happened when a consumer gave up on a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "detail")]
+pub enum CancelResult {
+    /// The consumer did not try to cancel it.
+    NotAttempted,
+    /// The peer answered with the task in `state`.
+    Answered(TaskState),
+    /// The peer no longer knows the task (-32001): nothing left to cancel.
+    TaskGone,
+    /// Any other failure, described.
+    Failed(String),
+}
+
+/// A task the consumer stopped following before it ended, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Abandonment {
+    pub reason: String,
+    pub cancel: CancelResult,
+}
+
+/// The consumer's view of one task it touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskView {
+    pub task_id: String,
+    /// Every state applied, in order.
+    pub applied: Vec<AppliedEvent>,
+    /// The state the consumer believes the task is in at the end.
+    pub final_state: Option<TaskState>,
+    pub abandoned: Option<Abandonment>,
+}
+
+/// The one outcome a job accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome")]
+pub enum Outcome {
+    Completed { task_id: String, artifact: String },
+    Failed { task_id: String, reason: String },
+    Canceled { task_id: String },
+    GaveUp { reason: String },
+}
+
+impl Outcome {
+    /// The accepted task, if the outcome has one.
+    pub fn task_id(&self) -> Option<&str> {
+        match self {
+            Outcome::Completed { task_id, .. }
+            | Outcome::Failed { task_id, .. }
+            | Outcome::Canceled { task_id } => Some(task_id),
+            Outcome::GaveUp { .. } => None,
+        }
+    }
+}
+
+/// A local deadline the consumer enforced: the task sat in `state` for longer than
+/// `limit_ms`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeadlineHit {
+    pub task_id: String,
+    pub state: TaskState,
+    pub limit_ms: u64,
+}
+
+/// Something a peer did that contradicts a correct lifecycle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Anomaly {
+    pub task_id: String,
+    pub kind: AnomalyKind,
+    pub detail: String,
+}
+
+/// The kinds of [`Anomaly`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AnomalyKind {
+    /// An event the ledger would not apply (replay, duplicate, backward, after terminal).
+    Event(Verdict),
+    /// -32001 for a task the consumer had been following.
+    TaskNotFound,
+    /// A follow-up answered with another task than the one it continued.
+    NewTaskOnFollowup,
+    /// The peer answered with something the consumer could not use.
+    Protocol,
+}
+
+/// Everything a consumer reports about one job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JobReport {
+    pub job: String,
+    pub consumer: String,
+    pub peer: String,
+    /// The tasks touched, in the order first touched.
+    pub tasks: Vec<TaskView>,
+    pub outcome: Outcome,
+    pub deadlines: Vec<DeadlineHit>,
+    pub anomalies: Vec<Anomaly>,
+    /// The profile of the peer at the end of the job (reconciling consumers only).
+    pub profile: Option<PeerLifecycleProfile>,
+}
+
+impl JobReport {
+    /// The view of `task_id`, if the job touched it.
+    pub fn task(&self, task_id: &str) -> Option<&TaskView> {
+        self.tasks.iter().find(|task| task.task_id == task_id)
+    }
+}
