@@ -1,0 +1,9 @@
+//! Faults as data: a [`FaultPlan`] is a list of timed faults (partitions, holds, latency and
+//! loss changes, crashes, bounces, named hooks) that the runner applies at their simulated
+//! times; [`Hooks`] lets host code react to named hooks without knowing about turmoil.
+
+mod hooks;
+mod plan;
+
+pub use hooks::Hooks;
+pub use plan::{Fault, FaultPlan, PlanError, TimedFault};

@@ -1,0 +1,128 @@
+//! Applying faults to the turmoil simulation, and healing it.
+
+use std::collections::BTreeSet;
+
+use turmoil::Sim;
+
+use super::config::RunConfig;
+use super::record::Outcome;
+use super::runner::Reports;
+use crate::fault::{Fault, Hooks};
+use crate::trace::{FAULT_TARGET, to_canonical_json};
+
+/// Links whose latency or loss a fault changed, to be restored on heal.
+#[derive(Default)]
+pub(super) struct Touched {
+    latency: BTreeSet<(String, String)>,
+    loss: BTreeSet<(String, String)>,
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+/// The world the faults act on.
+pub(super) struct World<'s, 'a> {
+    pub(super) sim: &'s mut Sim<'a>,
+    pub(super) config: &'s RunConfig,
+    pub(super) hooks: &'s Hooks,
+    pub(super) reports: &'s Reports,
+    pub(super) touched: Touched,
+}
+
+impl World<'_, '_> {
+    /// Applies `fault`, recording it in the trace first.
+    pub(super) fn apply(&mut self, at_ms: u64, fault: &Fault) {
+        let detail = serde_json::to_value(fault)
+            .map(|value| to_canonical_json(&value))
+            .unwrap_or_default();
+        tracing::info!(target: FAULT_TARGET, event = "fault", at_ms, fault = %detail);
+        let sim = &mut *self.sim;
+        match fault {
+            Fault::Partition { a, b } => sim.partition(a.as_str(), b.as_str()),
+            Fault::PartitionOneway { from, to } => sim.partition_oneway(from.as_str(), to.as_str()),
+            Fault::Repair { a, b } => sim.repair(a.as_str(), b.as_str()),
+            Fault::RepairOneway { from, to } => sim.repair_oneway(from.as_str(), to.as_str()),
+            Fault::Hold { a, b } => sim.hold(a.as_str(), b.as_str()),
+            Fault::Release { a, b } => sim.release(a.as_str(), b.as_str()),
+            Fault::Latency { a, b, ms } => {
+                sim.set_link_latency(
+                    a.as_str(),
+                    b.as_str(),
+                    std::time::Duration::from_millis(*ms),
+                );
+                self.touched.latency.insert(ordered(a, b));
+            }
+            Fault::LatencyReset { a, b } => self.reset_latency(a, b),
+            Fault::Loss { a, b, permille } => {
+                sim.set_link_fail_rate(a.as_str(), b.as_str(), f64::from(*permille) / 1000.0);
+                self.touched.loss.insert(ordered(a, b));
+            }
+            Fault::Crash { host } => {
+                sim.crash(host.as_str());
+                self.update(host, |report| {
+                    report.crashes += 1;
+                    report.outcome = Outcome::Crashed;
+                });
+            }
+            Fault::Bounce { host } => {
+                sim.bounce(host.as_str());
+                // The restarted software marks itself running on its first poll.
+                self.update(host, |report| report.outcome = Outcome::Unfinished);
+            }
+            Fault::Hook { name } => {
+                self.hooks.fire(name);
+            }
+        }
+    }
+
+    fn reset_latency(&mut self, a: &str, b: &str) {
+        self.sim.set_link_latency(a, b, self.config.min_latency);
+        self.sim
+            .set_link_max_message_latency(a, b, self.config.max_latency);
+    }
+
+    fn update(&self, name: &str, change: impl FnOnce(&mut super::record::NodeReport)) {
+        if let Some(report) = self.reports.borrow_mut().get_mut(name) {
+            change(report);
+        }
+    }
+
+    /// Releases and repairs every link, restores latency and loss, and bounces crashed hosts.
+    pub(super) fn heal(&mut self, nodes: &[String]) {
+        let crashed: Vec<String> = self
+            .reports
+            .borrow()
+            .iter()
+            .filter(|(_, report)| report.outcome == Outcome::Crashed)
+            .map(|(name, _)| name.clone())
+            .collect();
+        tracing::info!(
+            target: FAULT_TARGET,
+            event = "heal",
+            bounced = %crashed.join(","),
+            latency_reset = self.touched.latency.len(),
+            loss_reset = self.touched.loss.len()
+        );
+        for (i, a) in nodes.iter().enumerate() {
+            for b in &nodes[i + 1..] {
+                // Release makes both directions healthy and delivers held messages.
+                self.sim.release(a.as_str(), b.as_str());
+            }
+        }
+        for (a, b) in std::mem::take(&mut self.touched.latency) {
+            self.reset_latency(&a, &b);
+        }
+        for (a, b) in std::mem::take(&mut self.touched.loss) {
+            self.sim.set_link_fail_rate(a.as_str(), b.as_str(), 0.0);
+        }
+        for host in crashed {
+            self.sim.bounce(host.as_str());
+            self.update(&host, |report| report.outcome = Outcome::Unfinished);
+        }
+    }
+}

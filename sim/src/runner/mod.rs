@@ -1,0 +1,17 @@
+//! The runner: registers hosts and clients on a turmoil simulation pinned to the run's seed
+//! and epoch, records the trace, applies the fault plan during the chaos phase, then heals
+//! (every link repaired, crashed hosts bounced, no new faults) and waits for the clients to
+//! finish within the liveness bound.
+
+mod apply;
+mod config;
+mod record;
+#[allow(clippy::module_inception)]
+mod runner;
+
+pub use config::RunConfig;
+pub use record::{NodeReport, Outcome, Role, Run, RunRecord};
+pub use runner::{CheckPoint, HostResult, Phase, RunError, Runner};
+
+/// Tracing target of runner events (node exits, phase changes).
+pub const RUNNER_TARGET: &str = "meshsim::runner";

@@ -1,0 +1,367 @@
+//! The [`Runner`] builder and its step loop.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::error::Error;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+
+use super::RUNNER_TARGET;
+use super::apply::World;
+use super::config::RunConfig;
+use super::record::{NodeReport, Outcome, Role, Run, RunRecord};
+use crate::fault::{FaultPlan, Hooks, PlanError};
+use crate::seed::{Seed, names};
+use crate::sim_time::SimTime;
+use crate::trace::{FAULT_TARGET, Recorder};
+
+/// What host and client software returns (turmoil's result type).
+pub type HostResult = Result<(), Box<dyn Error>>;
+
+type LocalFuture = Pin<Box<dyn Future<Output = HostResult>>>;
+type Software = Rc<dyn Fn() -> LocalFuture>;
+type Check = Box<dyn FnMut(CheckPoint) -> Result<(), String>>;
+pub(super) type Reports = Rc<RefCell<BTreeMap<String, NodeReport>>>;
+
+/// The phase a run is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Faults are being applied.
+    Chaos,
+    /// Links repaired, no new faults; clients must finish within the liveness bound.
+    Heal,
+}
+
+/// When a safety check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckPoint {
+    /// Simulated time since the run started.
+    pub elapsed: Duration,
+    /// The current phase.
+    pub phase: Phase,
+}
+
+/// Why a run could not be carried out (a run that merely fails its checks still returns a
+/// [`Run`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Two nodes share a name.
+    #[error("node name {0:?} is registered twice")]
+    DuplicateNode(String),
+    /// The plan does not fit the registered nodes or the chaos phase.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The trace file could not be written.
+    #[error("trace file {path}: {source}")]
+    TraceFile {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Turmoil stopped the simulation.
+    #[error("simulation failed: {0}")]
+    Simulation(String),
+}
+
+/// Builds and runs one simulation.
+///
+/// ```no_run
+/// # use meshsim_sim::{Runner, RunConfig, Seed, FaultPlan};
+/// let mut runner = Runner::new(Seed::new(7), RunConfig::default());
+/// runner.plan(FaultPlan::none());
+/// runner.host("server", || async { Ok(()) });
+/// runner.client("client", async { Ok(()) });
+/// let run = runner.run().expect("run");
+/// println!("{}", run.record.trace_hash);
+/// ```
+pub struct Runner {
+    seed: Seed,
+    config: RunConfig,
+    plan: FaultPlan,
+    hooks: Hooks,
+    hosts: Vec<(String, Software)>,
+    clients: Vec<(String, LocalFuture)>,
+    check: Option<(Duration, Check)>,
+    trace_file: Option<PathBuf>,
+}
+
+impl Runner {
+    /// A run of `seed` with `config` and no faults yet.
+    pub fn new(seed: Seed, config: RunConfig) -> Self {
+        Self {
+            seed,
+            config,
+            plan: FaultPlan::none(),
+            hooks: Hooks::new(),
+            hosts: Vec::new(),
+            clients: Vec::new(),
+            check: None,
+            trace_file: None,
+        }
+    }
+
+    /// The root seed.
+    pub fn seed(&self) -> Seed {
+        self.seed
+    }
+
+    /// The named hooks of this run: subscribe before registering the hosts that react.
+    pub fn hooks(&self) -> Hooks {
+        self.hooks.clone()
+    }
+
+    /// The faults to apply during the chaos phase.
+    pub fn plan(&mut self, plan: FaultPlan) -> &mut Self {
+        self.plan = plan;
+        self
+    }
+
+    /// Registers host `name` running `software()`; called again on every bounce.
+    pub fn host<F, Fut>(&mut self, name: impl Into<String>, software: F) -> &mut Self
+    where
+        F: Fn() -> Fut + 'static,
+        Fut: Future<Output = HostResult> + 'static,
+    {
+        let software: Software = Rc::new(move || Box::pin(software()));
+        self.hosts.push((name.into(), software));
+        self
+    }
+
+    /// Registers client `name` running `future` once; the run lasts until all clients finish
+    /// (or the liveness bound passes).
+    pub fn client<Fut>(&mut self, name: impl Into<String>, future: Fut) -> &mut Self
+    where
+        Fut: Future<Output = HostResult> + 'static,
+    {
+        self.clients.push((name.into(), Box::pin(future)));
+        self
+    }
+
+    /// Runs `check` every `every` of simulated time in both phases; the first `Err` stops the
+    /// run and becomes the record's violation.
+    pub fn check(
+        &mut self,
+        every: Duration,
+        check: impl FnMut(CheckPoint) -> Result<(), String> + 'static,
+    ) -> &mut Self {
+        self.check = Some((every.max(self.config.tick), Box::new(check)));
+        self
+    }
+
+    /// Also writes the trace as JSONL to `path`.
+    pub fn trace_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.trace_file = Some(path.into());
+        self
+    }
+
+    /// Runs the simulation on this thread.
+    pub fn run(self) -> Result<Run, RunError> {
+        let Runner {
+            seed,
+            config,
+            plan,
+            hooks,
+            hosts,
+            clients,
+            mut check,
+            trace_file,
+        } = self;
+        let host_names: BTreeSet<String> = hosts.iter().map(|(n, _)| n.clone()).collect();
+        let client_names: BTreeSet<String> = clients.iter().map(|(n, _)| n.clone()).collect();
+        let mut seen = BTreeSet::new();
+        for name in hosts
+            .iter()
+            .map(|(n, _)| n)
+            .chain(clients.iter().map(|(n, _)| n))
+        {
+            if !seen.insert(name.clone()) {
+                return Err(RunError::DuplicateNode(name.clone()));
+            }
+        }
+        plan.validate(&host_names, &client_names, config.chaos)?;
+
+        let time = SimTime::new();
+        let recorder = Recorder::new(time.clone());
+        if let Some(path) = &trace_file {
+            recorder
+                .write_to(path)
+                .map_err(|source| RunError::TraceFile {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+        }
+        let guard = recorder.install();
+
+        let mut builder = turmoil::Builder::new();
+        builder
+            .epoch(config.epoch)
+            .rng_seed(seed.derive(names::TURMOIL).value())
+            .tick_duration(config.tick)
+            .simulation_duration(config.chaos + config.liveness + Duration::from_secs(1))
+            .min_message_latency(config.min_latency)
+            .max_message_latency(config.max_latency)
+            .tcp_capacity(config.tcp_capacity);
+        if config.random_node_order {
+            builder.enable_random_order();
+        }
+        let mut sim = builder.build();
+
+        let reports: Reports = Rc::new(RefCell::new(BTreeMap::new()));
+        let mut nodes = Vec::new();
+        for (name, software) in hosts {
+            register(&reports, &name, Role::Host);
+            let (reports, node) = (reports.clone(), name.clone());
+            sim.host(name.as_str(), move || {
+                supervise(software(), reports.clone(), node.clone())
+            });
+            nodes.push(name);
+        }
+        let has_clients = !clients.is_empty();
+        for (name, future) in clients {
+            register(&reports, &name, Role::Client);
+            sim.client(
+                name.as_str(),
+                supervise(future, reports.clone(), name.clone()),
+            );
+            nodes.push(name);
+        }
+
+        let deadline = config.chaos + config.liveness;
+        let mut world = World {
+            sim: &mut sim,
+            config: &config,
+            hooks: &hooks,
+            reports: &reports,
+            touched: Default::default(),
+        };
+        let mut pending = plan.faults.iter().peekable();
+        let mut healed_at = None;
+        let mut next_check = Duration::ZERO;
+        let mut violation = None;
+        let mut clients_done = false;
+        loop {
+            let now = world.sim.elapsed();
+            time.set_elapsed(now);
+            if healed_at.is_none() && now >= config.chaos {
+                world.heal(&nodes);
+                healed_at = Some(now);
+            }
+            while let Some(timed) = pending.next_if(|f| healed_at.is_none() && f.at() <= now) {
+                world.apply(timed.at_ms, &timed.fault);
+            }
+            if let Some((every, check)) = check.as_mut()
+                && now >= next_check
+            {
+                next_check = now + *every;
+                let phase = if healed_at.is_some() {
+                    Phase::Heal
+                } else {
+                    Phase::Chaos
+                };
+                if let Err(message) = check(CheckPoint {
+                    elapsed: now,
+                    phase,
+                }) {
+                    tracing::info!(target: RUNNER_TARGET, event = "violation", message = %message);
+                    violation = Some(message);
+                    break;
+                }
+            }
+            if (has_clients && clients_done) || now >= deadline {
+                break;
+            }
+            time.set_stepping(true);
+            let stepped = world.sim.step();
+            time.set_stepping(false);
+            clients_done = stepped.map_err(|err| RunError::Simulation(err.to_string()))?;
+        }
+        let elapsed = world.sim.elapsed();
+        time.set_elapsed(elapsed);
+        tracing::info!(target: FAULT_TARGET, event = "end", clients_done);
+        // Tear the hosts down while recording, so what they emit on the way out is traced too.
+        drop(world);
+        drop(sim);
+        drop(guard);
+        recorder.flush().map_err(|source| RunError::TraceFile {
+            path: trace_file
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            source,
+        })?;
+        let trace = recorder.trace();
+        let nodes = reports.borrow().clone();
+        let converged = violation.is_none() && (!has_clients || clients_done);
+        let record = RunRecord {
+            seed: seed.value(),
+            seed_hex: format!("{:#018x}", seed.value()),
+            plan,
+            trace_hash: trace.hash().clone(),
+            elapsed_ms: millis(elapsed),
+            healed_at_ms: healed_at.map(millis),
+            converged,
+            violation,
+            nodes,
+        };
+        Ok(Run { record, trace })
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn register(reports: &Reports, name: &str, role: Role) {
+    reports.borrow_mut().insert(
+        name.to_string(),
+        NodeReport {
+            role,
+            outcome: Outcome::Unfinished,
+            starts: 0,
+            crashes: 0,
+        },
+    );
+}
+
+/// Runs `software`, recording how it ends; always `Ok` to turmoil so that one failing node
+/// does not stop the simulation.
+async fn supervise(software: LocalFuture, reports: Reports, name: String) -> HostResult {
+    if let Some(report) = reports.borrow_mut().get_mut(&name) {
+        report.starts += 1;
+        report.outcome = Outcome::Unfinished;
+    }
+    let outcome = match AssertUnwindSafe(software).catch_unwind().await {
+        Ok(Ok(())) => Outcome::Ok,
+        Ok(Err(err)) => Outcome::Err {
+            error: err.to_string(),
+        },
+        Err(panic) => Outcome::Err {
+            error: format!("panicked: {}", panic_message(panic.as_ref())),
+        },
+    };
+    match &outcome {
+        Outcome::Err { error } => {
+            tracing::info!(target: RUNNER_TARGET, event = "exit", node = %name, outcome = "err", error = %error)
+        }
+        _ => tracing::info!(target: RUNNER_TARGET, event = "exit", node = %name, outcome = "ok"),
+    }
+    if let Some(report) = reports.borrow_mut().get_mut(&name) {
+        report.outcome = outcome;
+    }
+    Ok(())
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        (*message).to_string()
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}

@@ -1,0 +1,20 @@
+//! The trace of a run: every `tracing` event whose target starts with `meshsim`, stamped with
+//! simulated time and the host it happened on, as canonical JSON lines; and the hash that
+//! identifies the run.
+
+mod canonical;
+mod hash;
+mod recorder;
+
+pub use canonical::to_canonical_json;
+pub use hash::TraceHash;
+pub use recorder::{Recorder, RecorderLayer, Trace};
+
+/// The host name recorded for events that happen outside any host (faults, the runner).
+pub const SIM_HOST: &str = "sim";
+
+/// Tracing target of network events (connect, request, response, stream events and close).
+pub const NET_TARGET: &str = "meshsim::net";
+
+/// Tracing target of applied faults and phase changes.
+pub const FAULT_TARGET: &str = "meshsim::fault";

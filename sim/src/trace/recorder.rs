@@ -1,0 +1,341 @@
+//! The recorder: a `tracing_subscriber` layer that turns every `meshsim*` event into one
+//! canonical JSON line `{"fields":{..},"host":..,"level":..,"t_us":..,"target":..}`.
+//!
+//! The host is the `name` of the enclosing turmoil `node` span (turmoil enters one per host on
+//! every step), or [`SIM_HOST`](super::SIM_HOST) outside any host. Time is the host's simulated
+//! elapsed time while hosts are being stepped, and the runner's published time otherwise.
+//! Install it on the thread that runs the simulation (turmoil runs every host there).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Number, Value};
+use sha2::{Digest, Sha256};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::subscriber::{DefaultGuard, Interest};
+use tracing::{Event, Metadata, Subscriber};
+use tracing_subscriber::Registry;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+use super::{SIM_HOST, TraceHash, to_canonical_json};
+use crate::sim_time::SimTime;
+
+/// Collects the canonical lines of one run (in memory, optionally mirrored to a JSONL file).
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    state: Arc<Mutex<State>>,
+    time: SimTime,
+}
+
+struct State {
+    lines: Vec<String>,
+    hasher: Sha256,
+    file: Option<BufWriter<File>>,
+    file_error: Option<io::Error>,
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("lines", &self.lines.len())
+            .finish()
+    }
+}
+
+/// A snapshot of a recorded trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    lines: Vec<String>,
+    hash: TraceHash,
+}
+
+impl Trace {
+    /// The canonical JSON lines, in the order the events happened.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    /// The hash of [`Trace::lines`].
+    pub fn hash(&self) -> &TraceHash {
+        &self.hash
+    }
+
+    /// The lines parsed back into JSON values.
+    pub fn events(&self) -> Vec<Value> {
+        self.lines
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+}
+
+impl Recorder {
+    /// An empty recorder stamping events outside hosts with `time`.
+    pub fn new(time: SimTime) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(State {
+                lines: Vec::new(),
+                hasher: Sha256::new(),
+                file: None,
+                file_error: None,
+            })),
+            time,
+        }
+    }
+
+    /// Also writes every future line to `path` (created or truncated).
+    pub fn write_to(&self, path: &Path) -> io::Result<()> {
+        let file = File::create(path)?;
+        self.lock().file = Some(BufWriter::new(file));
+        Ok(())
+    }
+
+    /// The layer to add to a subscriber.
+    pub fn layer(&self) -> RecorderLayer {
+        RecorderLayer {
+            recorder: self.clone(),
+        }
+    }
+
+    /// Makes a registry with this recorder's layer the current thread's default subscriber
+    /// until the guard drops.
+    pub fn install(&self) -> DefaultGuard {
+        tracing::subscriber::set_default(Registry::default().with(self.layer()))
+    }
+
+    /// The lines recorded so far and their hash.
+    pub fn trace(&self) -> Trace {
+        let state = self.lock();
+        Trace {
+            lines: state.lines.clone(),
+            hash: TraceHash::from_digest(state.hasher.clone()),
+        }
+    }
+
+    /// Flushes the JSONL file, reporting the first write error if any occurred.
+    pub fn flush(&self) -> io::Result<()> {
+        let mut state = self.lock();
+        if let Some(err) = state.file_error.take() {
+            return Err(err);
+        }
+        match state.file.as_mut() {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, line: String) {
+        let mut state = self.lock();
+        state.hasher.update(line.as_bytes());
+        state.hasher.update(b"\n");
+        let State {
+            file, file_error, ..
+        } = &mut *state;
+        if let Some(writer) = file.as_mut()
+            && file_error.is_none()
+            && let Err(err) = writeln!(writer, "{line}")
+        {
+            *file_error = Some(err);
+        }
+        state.lines.push(line);
+    }
+}
+
+/// The `tracing_subscriber` layer of a [`Recorder`].
+#[derive(Clone, Debug)]
+pub struct RecorderLayer {
+    recorder: Recorder,
+}
+
+/// The host name stored on turmoil's `node` spans.
+struct NodeName(String);
+
+fn is_node_span(meta: &Metadata<'_>) -> bool {
+    meta.is_span() && meta.name() == "node" && meta.target().starts_with("turmoil")
+}
+
+fn is_recorded(meta: &Metadata<'_>) -> bool {
+    meta.target().starts_with("meshsim") || is_node_span(meta)
+}
+
+impl<S> Layer<S> for RecorderLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        if is_recorded(meta) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
+        is_recorded(meta)
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if !is_node_span(attrs.metadata()) {
+            return;
+        }
+        let mut fields = FieldMap::default();
+        attrs.record(&mut fields);
+        if let (Some(Value::String(name)), Some(span)) = (fields.0.remove("name"), ctx.span(id)) {
+            span.extensions_mut().insert(NodeName(name));
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let meta = event.metadata();
+        if !meta.target().starts_with("meshsim") {
+            return;
+        }
+        let host = ctx.event_scope(event).and_then(|scope| {
+            scope
+                .into_iter()
+                .find_map(|span| span.extensions().get::<NodeName>().map(|n| n.0.clone()))
+        });
+        let time = &self.recorder.time;
+        let elapsed = match (&host, time.is_stepping()) {
+            (Some(_), true) => turmoil::sim_elapsed().unwrap_or_else(|| time.elapsed()),
+            _ => time.elapsed(),
+        };
+        let mut fields = FieldMap::default();
+        event.record(&mut fields);
+        let mut line = serde_json::Map::new();
+        line.insert(
+            "fields".into(),
+            Value::Object(fields.0.into_iter().collect()),
+        );
+        line.insert(
+            "host".into(),
+            Value::String(host.unwrap_or_else(|| SIM_HOST.to_string())),
+        );
+        line.insert("level".into(), Value::String(meta.level().to_string()));
+        line.insert(
+            "t_us".into(),
+            Value::Number(
+                u64::try_from(elapsed.as_micros())
+                    .unwrap_or(u64::MAX)
+                    .into(),
+            ),
+        );
+        line.insert("target".into(), Value::String(meta.target().to_string()));
+        self.recorder.push(to_canonical_json(&Value::Object(line)));
+    }
+}
+
+/// Collects an event's or span's fields as JSON values.
+#[derive(Default)]
+struct FieldMap(BTreeMap<String, Value>);
+
+impl Visit for FieldMap {
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        let json =
+            Number::from_f64(value).map_or_else(|| Value::String(value.to_string()), Value::Number);
+        self.0.insert(field.name().to_string(), json);
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.0.insert(field.name().to_string(), value.into());
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.insert(field.name().to_string(), value.into());
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.0.insert(field.name().to_string(), value.into());
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.into());
+    }
+
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.0
+            .insert(field.name().to_string(), value.to_string().into());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}").into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn records_meshsim_events_only_with_host_and_time() {
+        let time = SimTime::new();
+        let recorder = Recorder::new(time.clone());
+        let _guard = recorder.install();
+        time.set_elapsed(Duration::from_millis(7));
+        tracing::info!(target: "meshsim::test", n = 3u64, ok = true, label = "x", "hello");
+        tracing::info!(target: "other", "ignored");
+        let trace = recorder.trace();
+        assert_eq!(
+            trace.lines(),
+            [
+                r#"{"fields":{"label":"x","message":"hello","n":3,"ok":true},"host":"sim","level":"INFO","t_us":7000,"target":"meshsim::test"}"#
+            ]
+        );
+        assert_eq!(
+            trace.hash(),
+            &TraceHash::of_lines(trace.lines().iter().map(String::as_str))
+        );
+    }
+
+    #[test]
+    fn stamps_events_with_the_turmoil_host_and_its_simulated_time() {
+        let time = SimTime::new();
+        let recorder = Recorder::new(time.clone());
+        let _guard = recorder.install();
+        let mut sim = turmoil::Builder::new().build();
+        sim.client("alpha", async {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            tracing::info!(target: "meshsim::test", "inside");
+            Ok(())
+        });
+        time.set_stepping(true);
+        sim.run().unwrap();
+        let events = recorder.trace().events();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["host"], "alpha");
+        assert_eq!(events[0]["t_us"], 25_000);
+    }
+
+    #[test]
+    fn mirrors_lines_to_a_jsonl_file() {
+        let path =
+            std::env::temp_dir().join(format!("meshsim-recorder-{}.jsonl", std::process::id()));
+        let recorder = Recorder::new(SimTime::new());
+        recorder.write_to(&path).unwrap();
+        {
+            let _guard = recorder.install();
+            tracing::warn!(target: "meshsim::test", a = 1i64);
+            tracing::warn!(target: "meshsim::test", a = 2i64);
+        }
+        recorder.flush().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines, recorder.trace().lines());
+        assert_eq!(TraceHash::of_lines(lines), *recorder.trace().hash());
+    }
+}

@@ -1,0 +1,16 @@
+//! Transport glue with one interface for both worlds: [`serve`] runs an `axum::Router` on any
+//! `axum::serve::Listener` (a real `tokio::net::TcpListener` or a [`SimListener`]) over hyper
+//! HTTP/1.1 without a `Date` header; [`TurmoilConnector`] dials turmoil TCP for hyper clients.
+//! Both emit `meshsim::net` events for the trace, and both bound every wait (turmoil has no
+//! TCP retransmission, so a dropped segment stalls a connection for good).
+
+mod connector;
+mod listener;
+mod observed_body;
+mod serve;
+mod timeout_io;
+
+pub use connector::{ConnectError, TurmoilConnector};
+pub use listener::SimListener;
+pub use serve::{ServeOptions, serve, serve_with};
+pub use timeout_io::TimeoutIo;
