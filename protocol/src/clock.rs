@@ -15,7 +15,9 @@ pub struct Clock {
 impl Clock {
     /// A clock reading from `since_epoch` (the simulation passes simulated time here).
     pub fn from_fn(since_epoch: impl Fn() -> Duration + Send + Sync + 'static) -> Self {
-        Self { since_epoch: Arc::new(since_epoch) }
+        Self {
+            since_epoch: Arc::new(since_epoch),
+        }
     }
 
     /// The wall clock. Only for real TCP (`meshsim serve`, `meshsim probe`): never inside a
@@ -90,7 +92,10 @@ mod tests {
             rfc3339(Duration::from_millis(1_794_528_000_123)),
             "2026-11-13T00:00:00.123Z"
         );
-        assert_eq!(rfc3339(Duration::from_secs(951_782_400)), "2000-02-29T00:00:00.000Z");
+        assert_eq!(
+            rfc3339(Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00.000Z"
+        );
     }
 
     #[test]

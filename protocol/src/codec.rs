@@ -6,7 +6,7 @@
 //! fields may be absent or null, and a missing required field is a [`DecodeError`] naming it.
 
 use crate::model::AgentCard;
-use crate::rpc::{Method, RpcRequest, RpcResponse};
+use crate::rpc::{ErrorCode, Method, RpcError, RpcRequest, RpcResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -39,6 +39,25 @@ impl Dialect {
         }
     }
 
+    /// This dialect's codec.
+    pub fn codec(self) -> &'static dyn Codec {
+        match self {
+            Dialect::V0_1 => &crate::dialect::V0_1,
+            Dialect::V0_3 => &crate::dialect::V0_3,
+            Dialect::V1_0 => &crate::dialect::V1_0,
+        }
+    }
+
+    /// The protocol version a Card of this dialect declares for its interfaces
+    /// (`protocolVersion`), or `None` for v0.1, whose Cards declare none.
+    pub fn protocol_version(self) -> Option<&'static str> {
+        match self {
+            Dialect::V0_1 => None,
+            Dialect::V0_3 => Some("0.3.0"),
+            Dialect::V1_0 => Some("1.0"),
+        }
+    }
+
     /// Where this dialect serves its Agent Card.
     pub fn card_path(self) -> &'static str {
         match self {
@@ -62,7 +81,9 @@ impl FromStr for Dialect {
             "v0.1" | "0.1" => Ok(Dialect::V0_1),
             "v0.3" | "0.3" => Ok(Dialect::V0_3),
             "v1.0" | "1.0" => Ok(Dialect::V1_0),
-            other => Err(format!("unknown dialect `{other}` (expected v0.1, v0.3 or v1.0)")),
+            other => Err(format!(
+                "unknown dialect `{other}` (expected v0.1, v0.3 or v1.0)"
+            )),
         }
     }
 }
@@ -77,7 +98,11 @@ pub struct Loss {
 
 impl fmt::Display for Loss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} cannot express `{}`; it was dropped", self.dialect, self.field)
+        write!(
+            f,
+            "{} cannot express `{}`; it was dropped",
+            self.dialect, self.field
+        )
     }
 }
 
@@ -107,6 +132,19 @@ pub struct DecodeError {
     pub problem: String,
 }
 
+impl DecodeError {
+    /// The JSON-RPC error a server answers this with: an unknown `method` is -32601, a
+    /// document that is not an object is -32600, anything else in it is -32602.
+    pub fn to_rpc_error(&self) -> RpcError {
+        let code = match self.field.as_str() {
+            "method" => ErrorCode::MethodNotFound,
+            "(document)" => ErrorCode::InvalidRequest,
+            _ => ErrorCode::InvalidParams,
+        };
+        RpcError::new(code, self.to_string())
+    }
+}
+
 /// One dialect's encoder and decoder. Obtain one with [`Dialect::codec`].
 pub trait Codec: Send + Sync {
     /// The dialect this codec speaks.
@@ -123,6 +161,18 @@ pub trait Codec: Send + Sync {
 
     /// A whole response envelope (result or error), or one SSE `data:` payload.
     fn encode_response(&self, response: &RpcResponse) -> Result<Encoded<Value>, EncodeError>;
+    /// Encodes the answer to a call of `method`. Only v1.0 needs the method: there
+    /// `SendMessage` wraps its task as `{"task": ..}` while `GetTask` and `CancelTask` return
+    /// the task bare. [`Codec::encode_response`] alone writes the `SendMessage` form.
+    fn encode_response_to(
+        &self,
+        method: Method,
+        response: &RpcResponse,
+    ) -> Result<Encoded<Value>, EncodeError> {
+        let _ = method;
+        self.encode_response(response)
+    }
+
     /// Decodes a response envelope. `method` says what was called, where the shape alone
     /// is ambiguous; `None` decodes by shape.
     fn decode_response(

@@ -7,8 +7,13 @@
 
 pub mod clock;
 pub mod codec;
+pub mod detect;
+mod dialect;
+mod json;
 pub mod model;
 pub mod rpc;
+pub mod sse;
+pub mod version;
 
 pub use codec::{Codec, DecodeError, Dialect, EncodeError, Encoded, Loss};
 pub use model::*;

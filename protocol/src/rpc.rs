@@ -231,6 +231,17 @@ impl ErrorCode {
     }
 }
 
+impl ErrorCode {
+    /// The `google.rpc.ErrorInfo` object v1.0 puts in `error.data` for this code.
+    pub fn error_info(self) -> Value {
+        serde_json::json!({
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": self.reason(),
+            "domain": "a2a-protocol.org",
+        })
+    }
+}
+
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", self.code(), self.reason())
@@ -249,7 +260,11 @@ pub struct RpcError {
 impl RpcError {
     /// An error with no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 }
 

@@ -54,6 +54,8 @@ pub struct AgentCard {
 impl AgentCard {
     /// The first interface's URL: where JSON-RPC requests go.
     pub fn primary_url(&self) -> Option<&str> {
-        self.interfaces.first().map(|interface| interface.url.as_str())
+        self.interfaces
+            .first()
+            .map(|interface| interface.url.as_str())
     }
 }

@@ -59,7 +59,10 @@ pub struct Part {
 impl Part {
     /// A text part without metadata.
     pub fn text(text: impl Into<String>) -> Self {
-        Part { content: PartContent::Text(text.into()), metadata: None }
+        Part {
+            content: PartContent::Text(text.into()),
+            metadata: None,
+        }
     }
 }
 

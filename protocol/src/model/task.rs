@@ -18,7 +18,11 @@ pub struct TaskStatus {
 impl TaskStatus {
     /// A status with no message.
     pub fn new(state: TaskState, timestamp: Option<String>) -> Self {
-        TaskStatus { state, message: None, timestamp }
+        TaskStatus {
+            state,
+            message: None,
+            timestamp,
+        }
     }
 }
 

@@ -1,0 +1,350 @@
+//! Path-aware JSON reading and the small writing helpers the codecs share.
+//!
+//! Every read names the JSON path it looked at, so a [`DecodeError`] says exactly which field
+//! is missing or malformed (`params.message.parts[0].kind`). Absent and `null` read the same.
+
+use crate::codec::{DecodeError, Dialect, EncodeError, Loss};
+use serde_json::{Map, Value};
+
+/// `path.key`, or `key` at the root.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// What kind of JSON value this is, for error messages.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `historyLength` -> `history_length`.
+fn snake_case(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A JSON object being decoded, with its path and dialect.
+pub(crate) struct Obj<'a> {
+    dialect: Dialect,
+    path: String,
+    map: &'a Map<String, Value>,
+    /// Also accept the snake_case spelling of each camelCase key (ProtoJSON parsers do).
+    snake_aliases: bool,
+}
+
+impl<'a> Obj<'a> {
+    /// `value` as an object, or an error naming `path`.
+    pub(crate) fn new(
+        dialect: Dialect,
+        value: &'a Value,
+        path: impl Into<String>,
+    ) -> Result<Self, DecodeError> {
+        let path = path.into();
+        match value {
+            Value::Object(map) => Ok(Obj {
+                dialect,
+                path,
+                map,
+                snake_aliases: false,
+            }),
+            other => Err(DecodeError {
+                dialect,
+                field: if path.is_empty() {
+                    "(document)".to_string()
+                } else {
+                    path
+                },
+                problem: format!("expected an object, found {}", type_name(other)),
+            }),
+        }
+    }
+
+    /// Also accept snake_case aliases of camelCase keys, here and in child objects.
+    pub(crate) fn with_snake_aliases(mut self) -> Self {
+        self.snake_aliases = true;
+        self
+    }
+
+    /// An error about `key` of this object.
+    pub(crate) fn error(&self, key: &str, problem: impl Into<String>) -> DecodeError {
+        DecodeError {
+            dialect: self.dialect,
+            field: join(&self.path, key),
+            problem: problem.into(),
+        }
+    }
+
+    /// Whether `key` is present and not null.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The value at `key`; absent and null both read as `None`.
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        let found = self.map.get(key).or_else(|| {
+            if self.snake_aliases {
+                self.map.get(&snake_case(key))
+            } else {
+                None
+            }
+        });
+        found.filter(|value| !value.is_null())
+    }
+
+    fn required(&self, key: &str) -> Result<&'a Value, DecodeError> {
+        self.get(key)
+            .ok_or_else(|| self.error(key, "required field is missing"))
+    }
+
+    fn wrong_type(&self, key: &str, expected: &str, found: &Value) -> DecodeError {
+        self.error(
+            key,
+            format!("expected {expected}, found {}", type_name(found)),
+        )
+    }
+
+    pub(crate) fn str(&self, key: &str) -> Result<String, DecodeError> {
+        let value = self.required(key)?;
+        value
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.wrong_type(key, "a string", value))
+    }
+
+    pub(crate) fn opt_str(&self, key: &str) -> Result<Option<String>, DecodeError> {
+        self.get(key)
+            .map(|value| {
+                value
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| self.wrong_type(key, "a string", value))
+            })
+            .transpose()
+    }
+
+    pub(crate) fn opt_bool(&self, key: &str) -> Result<Option<bool>, DecodeError> {
+        self.get(key)
+            .map(|value| {
+                value
+                    .as_bool()
+                    .ok_or_else(|| self.wrong_type(key, "a boolean", value))
+            })
+            .transpose()
+    }
+
+    pub(crate) fn opt_i32(&self, key: &str) -> Result<Option<i32>, DecodeError> {
+        self.get(key)
+            .map(|value| {
+                // ProtoJSON may quote integers.
+                let number = match value {
+                    Value::String(text) => text.parse::<i64>().ok(),
+                    other => other.as_i64(),
+                };
+                number
+                    .and_then(|n| i32::try_from(n).ok())
+                    .ok_or_else(|| self.wrong_type(key, "a 32-bit integer", value))
+            })
+            .transpose()
+    }
+
+    /// Any JSON value, kept as sent.
+    pub(crate) fn opt_value(&self, key: &str) -> Option<Value> {
+        self.get(key).cloned()
+    }
+
+    pub(crate) fn obj(&self, key: &str) -> Result<Obj<'a>, DecodeError> {
+        let value = self.required(key)?;
+        self.child(key, value)
+    }
+
+    pub(crate) fn opt_obj(&self, key: &str) -> Result<Option<Obj<'a>>, DecodeError> {
+        self.get(key)
+            .map(|value| self.child(key, value))
+            .transpose()
+    }
+
+    fn child(&self, key: &str, value: &'a Value) -> Result<Obj<'a>, DecodeError> {
+        let child = Obj::new(self.dialect, value, join(&self.path, key))?;
+        Ok(Obj {
+            snake_aliases: self.snake_aliases,
+            ..child
+        })
+    }
+
+    /// The elements of a required array, each decoded by `item` with its own path.
+    pub(crate) fn array<T>(
+        &self,
+        key: &str,
+        item: impl FnMut(&'a Value, String) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        self.required(key)?;
+        self.opt_array(key, item)
+    }
+
+    /// Like [`Obj::array`], with absent or null reading as empty.
+    pub(crate) fn opt_array<T>(
+        &self,
+        key: &str,
+        mut item: impl FnMut(&'a Value, String) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let Some(value) = self.get(key) else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(items) = value else {
+            return Err(self.wrong_type(key, "an array", value));
+        };
+        let base = join(&self.path, key);
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, element)| item(element, format!("{base}[{i}]")))
+            .collect()
+    }
+
+    /// An optional array of strings; absent reads as empty.
+    pub(crate) fn strings(&self, key: &str) -> Result<Vec<String>, DecodeError> {
+        let dialect = self.dialect;
+        self.opt_array(key, |value, path| {
+            value
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| DecodeError {
+                    dialect,
+                    field: path,
+                    problem: format!("expected a string, found {}", type_name(value)),
+                })
+        })
+    }
+
+    /// The keys of an optional object at `key` (e.g. the names in `securitySchemes`).
+    pub(crate) fn keys(&self, key: &str) -> Result<Vec<String>, DecodeError> {
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Object(map)) => Ok(map.keys().cloned().collect()),
+            Some(other) => Err(self.wrong_type(key, "an object", other)),
+        }
+    }
+
+    /// A child object at `value` (an array element), inheriting the alias setting.
+    pub(crate) fn nested(&self, value: &'a Value, path: String) -> Result<Obj<'a>, DecodeError> {
+        let child = Obj::new(self.dialect, value, path)?;
+        Ok(Obj {
+            snake_aliases: self.snake_aliases,
+            ..child
+        })
+    }
+}
+
+/// The state of one encoding: the dialect and the losses so far.
+pub(crate) struct Enc {
+    pub(crate) dialect: Dialect,
+    pub(crate) losses: Vec<Loss>,
+}
+
+impl Enc {
+    pub(crate) fn new(dialect: Dialect) -> Self {
+        Enc {
+            dialect,
+            losses: Vec::new(),
+        }
+    }
+
+    /// Records that `field` (the model's name) was dropped.
+    pub(crate) fn lose(&mut self, field: &str) {
+        if !self.losses.iter().any(|loss| loss.field == field) {
+            self.losses.push(Loss {
+                dialect: self.dialect,
+                field: field.to_string(),
+            });
+        }
+    }
+
+    /// Records `field` as lost when `present`.
+    pub(crate) fn lose_if(&mut self, present: bool, field: &str) {
+        if present {
+            self.lose(field);
+        }
+    }
+
+    /// An error: the dialect cannot express `what`.
+    pub(crate) fn fail(&self, what: impl Into<String>) -> EncodeError {
+        EncodeError {
+            dialect: self.dialect,
+            what: what.into(),
+        }
+    }
+
+    /// `value`, or an error saying the dialect requires `what`.
+    pub(crate) fn need<'v, T: ?Sized>(
+        &self,
+        value: Option<&'v T>,
+        what: &str,
+    ) -> Result<&'v T, EncodeError> {
+        value.ok_or_else(|| self.fail(format!("a missing {what} (the dialect requires it)")))
+    }
+}
+
+/// An object under construction.
+#[derive(Default)]
+pub(crate) struct Out(Map<String, Value>);
+
+impl Out {
+    pub(crate) fn new() -> Self {
+        Out(Map::new())
+    }
+
+    pub(crate) fn put(&mut self, key: &str, value: impl Into<Value>) -> &mut Self {
+        self.0.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub(crate) fn put_opt<T: Into<Value>>(&mut self, key: &str, value: Option<T>) -> &mut Self {
+        if let Some(value) = value {
+            self.put(key, value);
+        }
+        self
+    }
+
+    /// Puts a list unless it is empty.
+    pub(crate) fn put_list(&mut self, key: &str, values: Vec<Value>) -> &mut Self {
+        if !values.is_empty() {
+            self.put(key, Value::Array(values));
+        }
+        self
+    }
+
+    /// Puts a list of strings unless it is empty.
+    pub(crate) fn put_strings(&mut self, key: &str, values: &[String]) -> &mut Self {
+        self.put_list(key, strings(values))
+    }
+
+    pub(crate) fn build(&mut self) -> Value {
+        Value::Object(std::mem::take(&mut self.0))
+    }
+}
+
+/// Strings as JSON values.
+pub(crate) fn strings(values: &[String]) -> Vec<Value> {
+    values
+        .iter()
+        .map(|value| Value::String(value.clone()))
+        .collect()
+}
