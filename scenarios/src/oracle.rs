@@ -1,0 +1,463 @@
+//! The oracle: checks what consumers report against the runtimes' ground truth, which only
+//! the simulation can see, and names every violation.
+
+use crate::invariant::Invariant;
+use meshsim_consumer::{Job, JobReport, Outcome, PeerLifecycleProfile};
+use meshsim_protocol::TaskState;
+use meshsim_runtimes::{Fate, GroundTruth, TaskTruth};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One broken invariant, with where and when it broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub invariant: Invariant,
+    pub job: String,
+    pub task: Option<String>,
+    /// Simulated time since the run started, in milliseconds.
+    pub at_ms: u64,
+    pub detail: String,
+}
+
+/// One job of a run: what was asked, of which host, and what the consumer reported
+/// (`None` when it never finished).
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    pub job: Job,
+    pub host: String,
+    pub report: Option<JobReport>,
+}
+
+/// What the oracle is given after a run.
+pub struct Evidence<'a> {
+    pub jobs: &'a [JobRun],
+    /// Each runtime host's ground truth, by host name.
+    pub truths: &'a BTreeMap<String, GroundTruth>,
+    /// Each host's real lifecycle profile, where the scenario makes it well defined.
+    pub profiles: &'a BTreeMap<String, PeerLifecycleProfile>,
+    /// Whether every client finished within the liveness bound.
+    pub converged: bool,
+    /// Simulated time at the end of the run.
+    pub end: Duration,
+    /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this
+    /// are times since the run started.
+    pub epoch: Duration,
+}
+
+/// Checks every invariant; violations come in [`Invariant::ALL`] order, then job order.
+pub fn check(evidence: &Evidence<'_>) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for run in evidence.jobs {
+        let Some(report) = &run.report else { continue };
+        let truth = evidence.truths.get(&run.host);
+        no_double_apply(evidence, run, report, truth, &mut found);
+        legal_path(evidence, run, report, &mut found);
+        view_matches_truth(evidence, run, report, truth, &mut found);
+    }
+    no_orphaned_task(evidence, &mut found);
+    for run in evidence.jobs {
+        let Some(report) = &run.report else { continue };
+        one_outcome(evidence, run, report, &mut found);
+        deadlines_honoured(evidence, run, report, &mut found);
+    }
+    liveness(evidence, &mut found);
+    for run in evidence.jobs {
+        let Some(report) = &run.report else { continue };
+        profile_matches_runtime(evidence, run, report, &mut found);
+    }
+    found.sort_by_key(|violation| {
+        Invariant::ALL
+            .iter()
+            .position(|invariant| *invariant == violation.invariant)
+    });
+    found
+}
+
+impl Evidence<'_> {
+    fn since_start(&self, at: Duration) -> u64 {
+        millis(at.saturating_sub(self.epoch))
+    }
+
+    fn end_ms(&self) -> u64 {
+        millis(self.end)
+    }
+
+    fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {
+        self.truths
+            .get(host)
+            .map(|truth| truth.records(task))
+            .unwrap_or_default()
+    }
+}
+
+fn violation(
+    invariant: Invariant,
+    run: &JobRun,
+    task: Option<&str>,
+    at_ms: u64,
+    detail: String,
+) -> Violation {
+    Violation {
+        invariant,
+        job: run.job.name.clone(),
+        task: task.map(str::to_string),
+        at_ms,
+        detail,
+    }
+}
+
+fn no_double_apply(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    truth: Option<&GroundTruth>,
+    found: &mut Vec<Violation>,
+) {
+    for view in &report.tasks {
+        let records = truth.map(|t| t.records(&view.task_id)).unwrap_or_default();
+        let mut entered: BTreeMap<TaskState, usize> = BTreeMap::new();
+        for record in &records {
+            for transition in &record.transitions {
+                *entered.entry(transition.to).or_default() += 1;
+            }
+        }
+        let mut applied: BTreeMap<TaskState, usize> = BTreeMap::new();
+        for event in &view.applied {
+            let count = applied.entry(event.to).or_default();
+            *count += 1;
+            let real = entered.get(&event.to).copied().unwrap_or(0);
+            if *count > real && real > 0 {
+                let at = records
+                    .iter()
+                    .flat_map(|record| &record.transitions)
+                    .filter(|transition| transition.to == event.to)
+                    .last()
+                    .map(|transition| evidence.since_start(transition.at))
+                    .unwrap_or_else(|| evidence.end_ms());
+                found.push(violation(
+                    Invariant::NoDoubleApply,
+                    run,
+                    Some(&view.task_id),
+                    at,
+                    format!(
+                        "applied `{}` {} times (event on connection {} at position {}) but the runtime entered it {} time(s)",
+                        event.to, count, event.at.connection, event.at.index, real
+                    ),
+                ));
+                break;
+            }
+        }
+    }
+}
+
+/// Whether the state machine allows moving from `from` to `to`.
+pub fn is_legal_step(from: Option<TaskState>, to: TaskState) -> bool {
+    match from {
+        None => to != TaskState::Unknown,
+        Some(from) => {
+            !from.is_terminal()
+                && from != to
+                && to != TaskState::Submitted
+                && to != TaskState::Unknown
+        }
+    }
+}
+
+fn legal_path(evidence: &Evidence<'_>, run: &JobRun, report: &JobReport, found: &mut Vec<Violation>) {
+    for view in &report.tasks {
+        let mut current = None;
+        for event in &view.applied {
+            if !is_legal_step(current, event.to) {
+                let from = current.map_or("nothing".to_string(), |s: TaskState| s.to_string());
+                found.push(violation(
+                    Invariant::LegalPath,
+                    run,
+                    Some(&view.task_id),
+                    evidence.end_ms(),
+                    format!(
+                        "applied `{from} -> {}` (connection {}, position {}), which the task state machine forbids",
+                        event.to, event.at.connection, event.at.index
+                    ),
+                ));
+                break;
+            }
+            current = Some(event.to);
+        }
+    }
+}
+
+fn view_matches_truth(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    truth: Option<&GroundTruth>,
+    found: &mut Vec<Violation>,
+) {
+    for view in &report.tasks {
+        if view.abandoned.is_some() {
+            continue;
+        }
+        let Some(believed) = view.final_state else { continue };
+        let record = truth.and_then(|t| t.task(&view.task_id));
+        let problem = match &record {
+            None => Some((evidence.end_ms(), "the runtime never had this task".to_string())),
+            Some(record) => match &record.fate {
+                Some(Fate::Reaped { at, reason }) => Some((
+                    evidence.since_start(*at),
+                    format!("the runtime reaped it ({reason})"),
+                )),
+                Some(Fate::Lost { at }) => Some((
+                    evidence.since_start(*at),
+                    "the runtime lost it in a crash".to_string(),
+                )),
+                None if record.state != believed => Some((
+                    record
+                        .transitions
+                        .last()
+                        .map(|t| evidence.since_start(t.at))
+                        .unwrap_or_else(|| evidence.end_ms()),
+                    format!("the runtime has it `{}`", record.state),
+                )),
+                None if records_reused(evidence, &run.host, &view.task_id) => Some((
+                    record_time(evidence, record),
+                    "the id now names a different task the runtime started afresh".to_string(),
+                )),
+                None => None,
+            },
+        };
+        if let Some((at, why)) = problem {
+            found.push(violation(
+                Invariant::ViewMatchesTruth,
+                run,
+                Some(&view.task_id),
+                at,
+                format!("the consumer believes the task is `{believed}` but {why}"),
+            ));
+        }
+    }
+}
+
+/// Whether the runtime created more than one task under this id (v0.1 clients choose ids,
+/// so a follow-up to a reaped task silently starts a new one under the old id).
+fn records_reused(evidence: &Evidence<'_>, host: &str, task: &str) -> bool {
+    evidence.records(host, task).len() > 1
+}
+
+fn record_time(evidence: &Evidence<'_>, record: &TaskTruth) -> u64 {
+    evidence.since_start(record.created_at)
+}
+
+fn no_orphaned_task(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
+    for (host, truth) in evidence.truths {
+        for record in truth.tasks() {
+            if !record.is_live() {
+                continue;
+            }
+            let owner = evidence.jobs.iter().find(|run| {
+                run.host == *host
+                    && run
+                        .report
+                        .as_ref()
+                        .is_some_and(|report| report.task(&record.id).is_some())
+            });
+            let Some(owner) = owner else {
+                // A task no finished job knows of: the liveness check reports unfinished
+                // jobs; a task nobody touched is the runtime's own business.
+                if evidence.converged {
+                    if let Some(run) = evidence.jobs.iter().find(|run| run.host == *host) {
+                        found.push(violation(
+                            Invariant::NoOrphanedTask,
+                            run,
+                            Some(&record.id),
+                            evidence.end_ms(),
+                            format!(
+                                "task is still `{}` on {host} and no job reports having touched it",
+                                record.state
+                            ),
+                        ));
+                    }
+                }
+                continue;
+            };
+            found.push(violation(
+                Invariant::NoOrphanedTask,
+                owner,
+                Some(&record.id),
+                evidence.end_ms(),
+                format!(
+                    "task is still `{}` on {host} after the job ended; nobody will finish or cancel it",
+                    record.state
+                ),
+            ));
+        }
+    }
+}
+
+fn one_outcome(evidence: &Evidence<'_>, run: &JobRun, report: &JobReport, found: &mut Vec<Violation>) {
+    let expected = match &report.outcome {
+        Outcome::Completed { task_id, .. } => Some((task_id, TaskState::Completed)),
+        Outcome::Failed { task_id, .. } => Some((task_id, TaskState::Failed)),
+        Outcome::Canceled { task_id } => Some((task_id, TaskState::Canceled)),
+        Outcome::GaveUp { .. } => None,
+    };
+    let Some((task_id, state)) = expected else { return };
+    let others = evidence
+        .jobs
+        .iter()
+        .filter(|other| other.job.name != run.job.name && other.host == run.host)
+        .filter_map(|other| other.report.as_ref())
+        .any(|other| other.outcome.task_id() == Some(task_id.as_str()));
+    let record = evidence
+        .truths
+        .get(&run.host)
+        .and_then(|truth| truth.task(task_id));
+    let problem = if others {
+        Some("another job accepted the same task".to_string())
+    } else {
+        match record {
+            None => Some("the runtime never had the accepted task".to_string()),
+            Some(record) if record.state != state || record.fate.is_some() => Some(format!(
+                "the job accepted `{state}` but the runtime's task is `{}`{}",
+                record.state,
+                if record.fate.is_some() { " and gone" } else { "" }
+            )),
+            Some(_) => None,
+        }
+    };
+    if let Some(problem) = problem {
+        found.push(violation(
+            Invariant::OneOutcome,
+            run,
+            Some(task_id),
+            evidence.end_ms(),
+            problem,
+        ));
+    }
+}
+
+fn deadlines_honoured(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    found: &mut Vec<Violation>,
+) {
+    let limits = [
+        (TaskState::Submitted, run.job.deadlines.submitted),
+        (TaskState::Working, run.job.deadlines.working),
+    ];
+    let end = evidence.epoch + evidence.end;
+    for view in &report.tasks {
+        for record in evidence.records(&run.host, &view.task_id) {
+            let left_store = match &record.fate {
+                Some(Fate::Reaped { at, .. }) | Some(Fate::Lost { at }) => *at,
+                None => end,
+            };
+            for (index, transition) in record.transitions.iter().enumerate() {
+                let Some((_, limit)) = limits.iter().find(|(state, _)| *state == transition.to)
+                else {
+                    continue;
+                };
+                let until = record
+                    .transitions
+                    .get(index + 1)
+                    .map_or(left_store, |next| next.at);
+                let stuck = until.saturating_sub(transition.at);
+                if stuck <= *limit {
+                    continue;
+                }
+                let acted = report
+                    .deadlines
+                    .iter()
+                    .any(|hit| hit.task_id == view.task_id && hit.state == transition.to)
+                    || view.abandoned.is_some();
+                if !acted {
+                    found.push(violation(
+                        Invariant::DeadlinesHonoured,
+                        run,
+                        Some(&view.task_id),
+                        evidence.since_start(transition.at + *limit),
+                        format!(
+                            "the task sat in `{}` for {} ms, past the {} ms deadline, and the consumer did nothing",
+                            transition.to,
+                            millis(stuck),
+                            millis(*limit)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn liveness(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
+    for run in evidence.jobs {
+        let problem = match &run.report {
+            None => Some("the job did not finish within the liveness bound".to_string()),
+            Some(report) => match &report.outcome {
+                Outcome::GaveUp { reason } => Some(format!("the job gave up: {reason}")),
+                _ => None,
+            },
+        };
+        if let Some(problem) = problem {
+            found.push(violation(
+                Invariant::Liveness,
+                run,
+                None,
+                evidence.end_ms(),
+                problem,
+            ));
+        }
+    }
+}
+
+fn profile_matches_runtime(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    found: &mut Vec<Violation>,
+) {
+    let (Some(learned), Some(real)) = (&report.profile, evidence.profiles.get(&run.host)) else {
+        return;
+    };
+    let mut wrong = Vec::new();
+    if let (Some(l), Some(r)) = (
+        learned.resubscribe_after_input_required,
+        real.resubscribe_after_input_required,
+    ) && l != r
+    {
+        wrong.push(format!("resubscribe_after_input_required: learned {l}, really {r}"));
+    }
+    if let (Some(l), Some(r)) = (learned.followup_same_task, real.followup_same_task)
+        && l != r
+    {
+        wrong.push(format!("followup_same_task: learned {l}, really {r}"));
+    }
+    if let (Some(l), Some(r)) = (
+        learned.stream_closes_on_input_required,
+        real.stream_closes_on_input_required,
+    ) && l != r
+    {
+        wrong.push(format!("stream_closes_on_input_required: learned {l}, really {r}"));
+    }
+    if let (Some(l), Some(r)) = (
+        learned.task_survives_stream_close,
+        real.task_survives_stream_close,
+    ) && l != r
+    {
+        wrong.push(format!("task_survives_stream_close: learned {l}, really {r}"));
+    }
+    if !wrong.is_empty() {
+        found.push(violation(
+            Invariant::ProfileMatchesRuntime,
+            run,
+            None,
+            evidence.end_ms(),
+            wrong.join("; "),
+        ));
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
