@@ -138,6 +138,11 @@ impl TaskLedger {
         self.applied.last().map(|applied| applied.observation.state)
     }
 
+    /// Whether events are being held to tell a replay from live events.
+    pub fn is_aligning(&self) -> bool {
+        self.alignment.is_some()
+    }
+
     /// Every state applied, in order.
     pub fn applied(&self) -> &[Applied] {
         &self.applied

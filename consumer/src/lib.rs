@@ -13,13 +13,18 @@ pub mod ids;
 pub mod job;
 pub mod ledger;
 pub mod lifecycle;
+pub mod naive;
 pub mod profile;
+pub mod reconciling;
 pub mod recorder;
 pub mod report;
+pub mod session;
 
 pub use client::{A2aClient, ClientConfig, ClientError, Connector, EventStream, TcpConnector};
 pub use job::{BoxFuture, Consumer, Deadlines, Job};
+pub use naive::NaiveConsumer;
 pub use profile::{
     FollowupBehaviour, PeerLifecycleProfile, ProfileCache, ProfileKey, ResubscribeBehaviour,
 };
+pub use reconciling::{ReconcilingConfig, ReconcilingConsumer};
 pub use report::{JobReport, Outcome};

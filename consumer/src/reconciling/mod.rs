@@ -1,0 +1,693 @@
+//! The reconciling consumer: the seed's operational invariant, done right.
+//!
+//! - It keeps a per-peer [`PeerLifecycleProfile`] keyed by (resolved host, Card `version`),
+//!   learned from what it observes and refreshed on every -32001, duplicate `submitted` or
+//!   replay.
+//! - Every reported state goes through a [`crate::ledger::TaskLedger`]: replays, repeats and
+//!   re-stamped or unstamped duplicates are not applied twice, backward moves and anything
+//!   after a terminal state are rejected, and the resumption `input-required → working` is
+//!   accepted.
+//! - `input-required` ends what it reads from a connection. Before answering it confirms the
+//!   task still exists with `tasks/get` unless the profile already says tasks outlive their
+//!   stream; the answer goes with the same task id; -32001 there (or a new task in reply)
+//!   means re-dispatch from scratch under a new task, after canceling the old one if the
+//!   peer still has it. Where tasks do not outlive their stream, it stops streaming to that
+//!   peer: the Card's `streaming` says whether SSE works, not whether tasks survive it.
+//! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches.
+
+mod tracked;
+
+use crate::client::{A2aClient, ClientConfig, ClientError, Connector, EventStream};
+use crate::ids::IdSource;
+use crate::job::{BoxFuture, Consumer, Job};
+use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Verdict};
+use crate::profile::{
+    FollowupBehaviour, Observed, PeerLifecycleProfile, ProfileCache, ProfileKey,
+    ResubscribeBehaviour,
+};
+use crate::recorder::Recorder;
+use crate::report::{AnomalyKind, JobReport, Outcome};
+use crate::session::{self, Session};
+use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
+use std::time::Duration;
+use tokio::time::Instant;
+use tracked::Tracked;
+
+/// The reconciling consumer's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconcilingConfig {
+    pub client: ClientConfig,
+    /// New tasks it may start for one job (the first dispatch included).
+    pub max_dispatches: u32,
+    /// Follow-ups it may send to one task.
+    pub max_turns: u32,
+    /// Pause between polls of a task it cannot stream.
+    pub poll_interval: Duration,
+}
+
+impl Default for ReconcilingConfig {
+    fn default() -> Self {
+        ReconcilingConfig {
+            client: ClientConfig::default(),
+            max_dispatches: 3,
+            max_turns: 4,
+            poll_interval: Duration::from_millis(200),
+        }
+    }
+}
+
+/// The consumer that negotiates the lifecycle per peer instead of trusting the Card.
+pub struct ReconcilingConsumer<C> {
+    connector: C,
+    config: ReconcilingConfig,
+    ids: IdSource,
+    profiles: ProfileCache,
+}
+
+impl<C: Connector> ReconcilingConsumer<C> {
+    /// A reconciling consumer over `connector`, drawing ids from `seed`, with an empty
+    /// profile cache.
+    pub fn new(connector: C, config: ReconcilingConfig, seed: u64) -> Self {
+        Self::with_profiles(connector, config, seed, ProfileCache::new())
+    }
+
+    /// The same, sharing `profiles` (e.g. with other consumers of one orchestrator).
+    pub fn with_profiles(
+        connector: C,
+        config: ReconcilingConfig,
+        seed: u64,
+        profiles: ProfileCache,
+    ) -> Self {
+        ReconcilingConsumer {
+            connector,
+            config,
+            ids: IdSource::new(seed),
+            profiles,
+        }
+    }
+
+    /// The profiles learned so far.
+    pub fn profiles(&self) -> &ProfileCache {
+        &self.profiles
+    }
+}
+
+impl<C: Connector> Consumer for ReconcilingConsumer<C> {
+    fn name(&self) -> &str {
+        "reconciling"
+    }
+
+    fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
+        Box::pin(async move {
+            let mut recorder = Recorder::new(&job.name, self.name(), &job.peer);
+            let mut key = None;
+            let run = self.run_job(&job, &mut recorder, &mut key);
+            let outcome = match tokio::time::timeout(job.deadlines.job, run).await {
+                Ok(outcome) => outcome,
+                Err(_) => Outcome::GaveUp {
+                    reason: "job deadline passed".to_string(),
+                },
+            };
+            let profile = key.map(|key| self.profiles.get(&key));
+            recorder.finish(outcome, profile)
+        })
+    }
+}
+
+/// How one dispatch ended.
+enum DispatchEnd {
+    Done(Outcome),
+    Redispatch(String),
+}
+
+/// Why reading a connection stopped.
+enum ReadEnd {
+    /// The peer closed it.
+    Closed,
+    /// The task reached a state that waits for the client or ends it.
+    Settled,
+    /// A local deadline expired.
+    Deadline(TaskState, Duration),
+    /// The connection failed.
+    Failed(ClientError),
+    /// An event about another task than the one followed.
+    ForeignTask(String),
+}
+
+/// What happened on one connection.
+struct ReadReport {
+    end: ReadEnd,
+    applied: usize,
+    duplicate_submitted: bool,
+    replayed: bool,
+}
+
+impl ReadReport {
+    /// A connection that ended as `end` with nothing judged.
+    fn ended(end: ReadEnd) -> Self {
+        ReadReport {
+            end,
+            applied: 0,
+            duplicate_submitted: false,
+            replayed: false,
+        }
+    }
+}
+
+/// One job's state: the session and the peer's profile key.
+struct Run<'a, C> {
+    session: Session<'a, C>,
+    profiles: &'a ProfileCache,
+    key: ProfileKey,
+    config: ReconcilingConfig,
+}
+
+impl<C: Connector> ReconcilingConsumer<C> {
+    async fn run_job(
+        &self,
+        job: &Job,
+        recorder: &mut Recorder,
+        key_out: &mut Option<ProfileKey>,
+    ) -> Outcome {
+        let client = match A2aClient::discover(
+            self.connector.clone(),
+            &job.peer,
+            self.config.client,
+        )
+        .await
+        {
+            Ok(client) => client,
+            Err(error) => {
+                return Outcome::GaveUp {
+                    reason: format!("discovery: {error}"),
+                };
+            }
+        };
+        let key = client.profile_key();
+        *key_out = Some(key.clone());
+        let mut run = Run {
+            session: Session::new(client, recorder, job, &self.ids),
+            profiles: &self.profiles,
+            key,
+            config: self.config,
+        };
+        for _ in 0..self.config.max_dispatches {
+            match run.dispatch().await {
+                DispatchEnd::Done(outcome) => return outcome,
+                DispatchEnd::Redispatch(reason) => {
+                    run.session.recorder.decision("", "re-dispatch", &reason);
+                }
+            }
+        }
+        Outcome::GaveUp {
+            reason: format!("no outcome after {} dispatches", self.config.max_dispatches),
+        }
+    }
+}
+
+impl<C: Connector> Run<'_, C> {
+    fn profile(&self) -> PeerLifecycleProfile {
+        self.profiles.get(&self.key)
+    }
+
+    fn learn(&mut self, observed: Observed) {
+        let profile = self.profiles.record(&self.key, observed);
+        if observed.is_anomaly() {
+            self.session.recorder.decision(
+                "",
+                "profile-refresh",
+                &format!("{observed:?} ({} refreshes)", profile.refreshes),
+            );
+        }
+    }
+
+    /// Whether to open SSE streams: the Card must offer them, and the peer must not be
+    /// known to lose tasks when a stream closes.
+    fn use_streams(&self) -> bool {
+        self.session.client.card().capabilities.streaming == Some(true)
+            && self.profile().streams_keep_tasks() != Some(false)
+    }
+
+    /// Starts a new task and drives it to an outcome or to a reason to start over.
+    async fn dispatch(&mut self) -> DispatchEnd {
+        let streamed = self.use_streams();
+        let message = self.session.new_task_message(&self.session.job.request);
+        let mut task = message.task_id.clone().map(|id| Tracked::new(id, streamed));
+        let first = if streamed {
+            match self.session.client.stream_message(message).await {
+                Ok(stream) => Ok(self
+                    .read(stream, ConnectionKind::Turn, &mut task, streamed)
+                    .await),
+                Err(error) => Err(error),
+            }
+        } else {
+            match self.session.client.send_message(message).await {
+                Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, &mut task)),
+                Err(error) => Err(error),
+            }
+        };
+        let report = match first {
+            Ok(report) => report,
+            Err(error) => return self.lost_send(task, &error).await,
+        };
+        if task.is_none() {
+            return DispatchEnd::Redispatch("the peer answered without naming a task".to_string());
+        }
+        if let Some(end) = self.after_read(&mut task, report).await {
+            return end;
+        }
+        self.drive(task).await
+    }
+
+    /// The first send failed: the task may or may not exist.
+    async fn lost_send(&mut self, task: Option<Tracked>, error: &ClientError) -> DispatchEnd {
+        if let Some(task) = task {
+            self.session.recorder.touched(&task.task_id);
+            self.session
+                .abandon(&task.task_id, &format!("send failed: {error}"))
+                .await;
+        }
+        DispatchEnd::Redispatch(format!("send failed: {error}"))
+    }
+
+    /// Follows the task until it ends, asking it to resume where it waits for input.
+    async fn drive(&mut self, mut slot: Option<Tracked>) -> DispatchEnd {
+        let mut turns = 0;
+        loop {
+            let Some(task) = slot.as_ref() else {
+                return DispatchEnd::Redispatch("no task to follow".to_string());
+            };
+            let current = task.ledger.current();
+            if let Some(outcome) = current.and_then(|state| outcome(task, state)) {
+                return DispatchEnd::Done(outcome);
+            }
+            if let Some((at, state, limit)) = task.deadline(&self.session.job.deadlines)
+                && Instant::now() >= at
+            {
+                let id = task.task_id.clone();
+                return self.deadline(&id, state, limit).await;
+            }
+            let report = if current.is_some_and(TaskState::is_interrupted) {
+                if turns == self.config.max_turns {
+                    let id = task.task_id.clone();
+                    self.session.abandon(&id, "too many questions").await;
+                    let reason = format!("still asking after {turns} answers");
+                    return DispatchEnd::Done(Outcome::GaveUp { reason });
+                }
+                turns += 1;
+                match self.answer(&mut slot).await {
+                    Ok(report) => report,
+                    Err(end) => return end,
+                }
+            } else {
+                self.reattach(&mut slot).await
+            };
+            if let Some(end) = self.after_read(&mut slot, report).await {
+                return end;
+            }
+        }
+    }
+
+    /// Acts on how a connection ended; `None` to go on following the task.
+    async fn after_read(
+        &mut self,
+        slot: &mut Option<Tracked>,
+        report: ReadReport,
+    ) -> Option<DispatchEnd> {
+        let id = slot_id(slot);
+        match report.end {
+            ReadEnd::Deadline(state, limit) => Some(self.deadline(&id, state, limit).await),
+            ReadEnd::ForeignTask(other) => {
+                self.session.recorder.anomaly(
+                    &id,
+                    AnomalyKind::NewTaskOnFollowup,
+                    format!("the peer answered about task {other}"),
+                );
+                self.learn(Observed::Followup(FollowupBehaviour::NewTask));
+                self.session
+                    .abandon(&other, "started by the peer in place of a follow-up")
+                    .await;
+                self.session
+                    .abandon(&id, "the peer replaced it with another task")
+                    .await;
+                Some(DispatchEnd::Redispatch(
+                    "the peer started a new task".to_string(),
+                ))
+            }
+            ReadEnd::Failed(error) if error.is_task_not_found() => {
+                Some(self.task_lost(&id, &error))
+            }
+            ReadEnd::Failed(error) => {
+                self.session
+                    .recorder
+                    .anomaly(&id, AnomalyKind::Protocol, error.to_string());
+                None
+            }
+            ReadEnd::Closed | ReadEnd::Settled => None,
+        }
+    }
+
+    /// The peer no longer knows the task: nothing left to cancel; start over.
+    fn task_lost(&mut self, task_id: &str, error: &ClientError) -> DispatchEnd {
+        self.session
+            .recorder
+            .anomaly(task_id, AnomalyKind::TaskNotFound, error.to_string());
+        self.session.recorder.abandoned(
+            task_id,
+            "the peer lost the task",
+            crate::report::CancelResult::TaskGone,
+        );
+        DispatchEnd::Redispatch(format!("task {task_id} lost by the peer"))
+    }
+
+    async fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) -> DispatchEnd {
+        self.session.recorder.deadline(task_id, state, limit);
+        self.session
+            .abandon(task_id, &format!("{state} deadline passed"))
+            .await;
+        DispatchEnd::Redispatch(format!("task {task_id} sat in {state} past {limit:?}"))
+    }
+
+    /// Answers the task's question with the same task id, after confirming it exists
+    /// unless the profile says tasks outlive their streams.
+    async fn answer(&mut self, slot: &mut Option<Tracked>) -> Result<ReadReport, DispatchEnd> {
+        let id = slot_id(slot);
+        let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
+        if streamed_before && self.profile().streams_keep_tasks() != Some(true) {
+            self.session
+                .recorder
+                .decision(&id, "probe", "lifecycle profile unknown: tasks/get");
+            match self.session.client.get_task(&id).await {
+                Ok(found) => {
+                    self.learn(Observed::TaskSurvivedStreamClose(true));
+                    let report =
+                        self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot);
+                    let waiting = slot
+                        .as_ref()
+                        .and_then(|task| task.ledger.current())
+                        .is_some_and(TaskState::is_interrupted);
+                    if !waiting || !matches!(report.end, ReadEnd::Closed | ReadEnd::Settled) {
+                        return Ok(report);
+                    }
+                }
+                Err(error) if error.is_task_not_found() => {
+                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                    return Err(self.task_lost(&id, &error));
+                }
+                Err(error) => {
+                    self.session
+                        .recorder
+                        .anomaly(&id, AnomalyKind::Protocol, error.to_string());
+                }
+            }
+        }
+        self.session
+            .recorder
+            .decision(&id, "follow-up", "answer with the same task id");
+        let context = slot.as_ref().and_then(|task| task.context_id.clone());
+        let message =
+            self.session
+                .follow_up_message(&id, context.as_deref(), &self.session.job.answer);
+        let streamed = self.use_streams();
+        let sent = if streamed {
+            match self.session.client.stream_message(message).await {
+                Ok(stream) => Ok(self.read(stream, ConnectionKind::Turn, slot, true).await),
+                Err(error) => Err(error),
+            }
+        } else {
+            match self.session.client.send_message(message).await {
+                Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, slot)),
+                Err(error) => Err(error),
+            }
+        };
+        if let Some(task) = slot.as_mut() {
+            task.streamed |= streamed;
+        }
+        match sent {
+            Ok(report) => {
+                if !matches!(report.end, ReadEnd::ForeignTask(_)) && report.applied > 0 {
+                    let behaviour = if report.duplicate_submitted {
+                        FollowupBehaviour::ResumesWithDuplicateSubmitted
+                    } else {
+                        FollowupBehaviour::Resumes
+                    };
+                    self.learn(Observed::Followup(behaviour));
+                }
+                Ok(report)
+            }
+            Err(error) if error.is_task_not_found() => {
+                self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
+                Err(self.task_lost(&id, &error))
+            }
+            Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
+        }
+    }
+
+    /// The task is live but nothing is being read: resubscribe where that works, else
+    /// poll it with `tasks/get`.
+    async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let id = slot_id(slot);
+        let resubscribe_works = self.profile().resubscribe_after_input_required
+            != Some(ResubscribeBehaviour::TaskNotFound);
+        if !(self.use_streams() && resubscribe_works) {
+            return self.poll(slot).await;
+        }
+        self.session
+            .recorder
+            .decision(&id, "resubscribe", "stream ended while live");
+        match self.session.client.subscribe(&id).await {
+            Ok(stream) => {
+                let report = self
+                    .read(stream, ConnectionKind::Resubscribe, slot, true)
+                    .await;
+                if report.replayed {
+                    self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
+                }
+                report
+            }
+            Err(error) => {
+                if error.is_task_not_found() {
+                    self.learn(Observed::Resubscribe(ResubscribeBehaviour::TaskNotFound));
+                }
+                self.poll(slot).await
+            }
+        }
+    }
+
+    /// Waits a poll interval (or until the state's deadline) and reads the task.
+    async fn poll(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let deadline = slot
+            .as_ref()
+            .and_then(|task| task.deadline(&self.session.job.deadlines));
+        let wake = Instant::now() + self.config.poll_interval;
+        match deadline {
+            Some((at, state, limit)) if at <= wake => {
+                tokio::time::sleep_until(at).await;
+                return ReadReport::ended(ReadEnd::Deadline(state, limit));
+            }
+            _ => tokio::time::sleep_until(wake).await,
+        }
+        match self.session.client.get_task(&slot_id(slot)).await {
+            Ok(found) => self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot),
+            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+        }
+    }
+
+    /// Reads a stream until it closes or the task settles, judging every state.
+    async fn read(
+        &mut self,
+        mut stream: EventStream,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+        streamed: bool,
+    ) -> ReadReport {
+        let connection = self.session.next_connection();
+        let mut report = ReadReport::ended(ReadEnd::Closed);
+        let mut index = 0;
+        loop {
+            let deadline = slot
+                .as_ref()
+                .and_then(|task| task.deadline(&self.session.job.deadlines));
+            let next = match deadline {
+                Some((at, state, limit)) => {
+                    match tokio::time::timeout_at(at, stream.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            report.end = ReadEnd::Deadline(state, limit);
+                            break;
+                        }
+                    }
+                }
+                None => stream.next().await,
+            };
+            let event = match next {
+                None => break,
+                Some(Err(error)) => {
+                    report.end = ReadEnd::Failed(error);
+                    break;
+                }
+                Some(Ok(event)) => event,
+            };
+            let at = EventRef {
+                connection,
+                index,
+                kind: event_kind(&event, EventKind::StatusUpdate),
+            };
+            index += 1;
+            if let Some(end) = self.take_event(&event, at, kind, slot, streamed, &mut report) {
+                report.end = end;
+                return report;
+            }
+        }
+        if let Some(task) = slot.as_mut() {
+            let rulings = task.ledger.close(connection);
+            self.record_rulings(task, rulings, &mut report);
+        }
+        report
+    }
+
+    /// Judges one event; `Some` when reading should stop.
+    fn take_event(
+        &mut self,
+        event: &StreamEvent,
+        at: EventRef,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+        streamed: bool,
+        report: &mut ReadReport,
+    ) -> Option<ReadEnd> {
+        let event_task = event.task_id().map(str::to_string);
+        let task = match (slot.as_mut(), event_task) {
+            (Some(task), Some(id)) if id != task.task_id => return Some(ReadEnd::ForeignTask(id)),
+            (Some(task), _) => task,
+            (None, Some(id)) => slot.insert(Tracked::new(id, streamed)),
+            (None, None) => {
+                self.session
+                    .recorder
+                    .anomaly("", AnomalyKind::Protocol, "an event names no task");
+                return None;
+            }
+        };
+        task.absorb(event);
+        let (state, timestamp, message_id) = session::status_of(event)?;
+        self.session.recorder.touched(&task.task_id);
+        let observation = Observation {
+            at,
+            state,
+            timestamp,
+            message_id,
+        };
+        let rulings = task.ledger.observe(at.connection, kind, observation);
+        if rulings
+            .iter()
+            .any(|ruling| ruling.verdict == Verdict::Applied)
+        {
+            task.status_text = session::status_text(event).or(task.status_text.take());
+        }
+        self.record_rulings(task, rulings, report);
+        let settled = task
+            .ledger
+            .current()
+            .is_some_and(|state| state.is_interrupted() || state.is_terminal());
+        let counts = kind != ConnectionKind::Turn || report.applied > 0;
+        (settled && counts && !task.ledger.is_aligning()).then_some(ReadEnd::Settled)
+    }
+
+    fn record_rulings(
+        &mut self,
+        task: &mut Tracked,
+        rulings: Vec<crate::ledger::Ruling>,
+        report: &mut ReadReport,
+    ) {
+        for ruling in rulings {
+            let observation = ruling.observation;
+            match ruling.verdict {
+                Verdict::Applied => {
+                    report.applied += 1;
+                    task.entered = Instant::now();
+                    self.session.recorder.applied(
+                        &task.task_id,
+                        ruling.from,
+                        observation.state,
+                        observation.at,
+                        observation.timestamp,
+                    );
+                }
+                Verdict::Repeat => {}
+                verdict => {
+                    report.duplicate_submitted |= verdict == Verdict::DuplicateSubmitted;
+                    report.replayed |= verdict == Verdict::Replayed;
+                    self.session.recorder.anomaly(
+                        &task.task_id,
+                        AnomalyKind::Event(verdict),
+                        format!(
+                            "{} reported while in {} (connection {}, event {})",
+                            observation.state,
+                            ruling.from.map(TaskState::name).unwrap_or("nothing"),
+                            observation.at.connection,
+                            observation.at.index
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Judges the task a send, get or cancel returned.
+    fn observe_result(
+        &mut self,
+        result: RpcResult,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+    ) -> ReadReport {
+        let connection = self.session.next_connection();
+        let mut report = ReadReport::ended(ReadEnd::Closed);
+        let event = match result {
+            RpcResult::Task(task) => StreamEvent::Task(task),
+            RpcResult::Event(event) => event,
+            RpcResult::Message(_) | RpcResult::TaskList(_) => {
+                self.session.recorder.anomaly(
+                    &slot_id(slot),
+                    AnomalyKind::Protocol,
+                    "an answer without a task",
+                );
+                return report;
+            }
+        };
+        let at = EventRef {
+            connection,
+            index: 0,
+            kind: EventKind::Result,
+        };
+        if let Some(end) = self.take_event(&event, at, kind, slot, false, &mut report) {
+            report.end = end;
+        }
+        if let Some(task) = slot.as_mut() {
+            let rulings = task.ledger.close(connection);
+            self.record_rulings(task, rulings, &mut report);
+        }
+        report
+    }
+}
+
+fn slot_id(slot: &Option<Tracked>) -> String {
+    slot.as_ref()
+        .map(|task| task.task_id.clone())
+        .unwrap_or_default()
+}
+
+fn event_kind(event: &StreamEvent, otherwise: EventKind) -> EventKind {
+    match event {
+        StreamEvent::Task(_) => EventKind::Snapshot,
+        _ => otherwise,
+    }
+}
+
+fn outcome(task: &Tracked, state: TaskState) -> Option<Outcome> {
+    session::terminal_outcome(
+        &task.task_id,
+        state,
+        task.artifact_text(),
+        task.status_text.clone(),
+    )
+}

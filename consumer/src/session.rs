@@ -1,0 +1,157 @@
+//! What both consumers need while running one job: the peer's client, the report in the
+//! making, connection numbering, messages with deterministic ids, artifacts gathered, and
+//! canceling a task it gives up on.
+
+use crate::client::{A2aClient, Connector};
+use crate::ids::IdSource;
+use crate::job::Job;
+use crate::recorder::Recorder;
+use crate::report::CancelResult;
+use meshsim_protocol::{Artifact, Dialect, Message, PartContent, Role, StreamEvent, TaskState};
+
+/// One job in progress.
+pub struct Session<'a, C> {
+    pub client: A2aClient<C>,
+    pub recorder: &'a mut Recorder,
+    pub job: &'a Job,
+    ids: &'a IdSource,
+    connections: u32,
+}
+
+impl<'a, C: Connector> Session<'a, C> {
+    /// A session over a discovered client.
+    pub fn new(
+        client: A2aClient<C>,
+        recorder: &'a mut Recorder,
+        job: &'a Job,
+        ids: &'a IdSource,
+    ) -> Self {
+        Session {
+            client,
+            recorder,
+            job,
+            ids,
+            connections: 0,
+        }
+    }
+
+    /// Numbers a new connection.
+    pub fn next_connection(&mut self) -> u32 {
+        self.connections += 1;
+        self.connections
+    }
+
+    /// A message starting a new task. v0.1 makes the client choose the task id, so one is
+    /// drawn there; the other dialects leave it to the peer.
+    pub fn new_task_message(&self, text: &str) -> Message {
+        let mut message = Message::text(Role::User, Some(self.ids.next("msg")), text);
+        if self.client.dialect() == Dialect::V0_1 {
+            message.task_id = Some(self.ids.next("task"));
+        }
+        message
+    }
+
+    /// A message continuing `task_id` (in `context_id`).
+    pub fn follow_up_message(
+        &self,
+        task_id: &str,
+        context_id: Option<&str>,
+        text: &str,
+    ) -> Message {
+        let mut message = Message::text(Role::User, Some(self.ids.next("msg")), text);
+        message.task_id = Some(task_id.to_string());
+        message.context_id = context_id.map(str::to_string);
+        message
+    }
+
+    /// Cancels a task the consumer is giving up on and records the abandonment.
+    pub async fn abandon(&mut self, task_id: &str, reason: &str) {
+        let cancel = match self.client.cancel_task(task_id).await {
+            Ok(task) => CancelResult::Answered(task.status.state),
+            Err(error) if error.is_task_not_found() => CancelResult::TaskGone,
+            Err(error) => CancelResult::Failed(error.to_string()),
+        };
+        self.recorder.abandoned(task_id, reason, cancel);
+    }
+}
+
+/// The state an event asserts and its status details: (state, timestamp, message id).
+pub fn status_of(event: &StreamEvent) -> Option<(TaskState, Option<String>, Option<String>)> {
+    let status = match event {
+        StreamEvent::Task(task) => &task.status,
+        StreamEvent::StatusUpdate(update) => &update.status,
+        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => return None,
+    };
+    let message_id = status
+        .message
+        .as_ref()
+        .and_then(|message| message.message_id.clone());
+    Some((status.state, status.timestamp.clone(), message_id))
+}
+
+/// The context an event carries, if any.
+pub fn context_of(event: &StreamEvent) -> Option<&str> {
+    match event {
+        StreamEvent::Task(task) => task.context_id.as_deref(),
+        StreamEvent::StatusUpdate(update) => update.context_id.as_deref(),
+        StreamEvent::ArtifactUpdate(update) => update.context_id.as_deref(),
+        StreamEvent::Message(message) => message.context_id.as_deref(),
+    }
+}
+
+/// The text of a status message (the question at `input-required`, the reason of a
+/// failure), if the event carries one.
+pub fn status_text(event: &StreamEvent) -> Option<String> {
+    let status = match event {
+        StreamEvent::Task(task) => &task.status,
+        StreamEvent::StatusUpdate(update) => &update.status,
+        _ => return None,
+    };
+    status.message.as_ref().map(Message::text_content)
+}
+
+/// The text of an artifact's text parts.
+pub fn artifact_text(artifact: &Artifact) -> String {
+    artifact
+        .parts
+        .iter()
+        .filter_map(|part| match &part.content {
+            PartContent::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The artifacts an event carries: a snapshot's list or one update's artifact.
+pub fn artifacts_of(event: &StreamEvent) -> Vec<&Artifact> {
+    match event {
+        StreamEvent::Task(task) => task.artifacts.iter().collect(),
+        StreamEvent::ArtifactUpdate(update) => vec![&update.artifact],
+        StreamEvent::StatusUpdate(_) | StreamEvent::Message(_) => Vec::new(),
+    }
+}
+
+/// The outcome a terminal state stands for.
+pub fn terminal_outcome(
+    task_id: &str,
+    state: TaskState,
+    artifact: String,
+    reason: Option<String>,
+) -> Option<crate::report::Outcome> {
+    use crate::report::Outcome;
+    let task_id = task_id.to_string();
+    let reason = || {
+        reason
+            .clone()
+            .unwrap_or_else(|| format!("task ended {state}"))
+    };
+    match state {
+        TaskState::Completed => Some(Outcome::Completed { task_id, artifact }),
+        TaskState::Failed | TaskState::Rejected => Some(Outcome::Failed {
+            task_id,
+            reason: reason(),
+        }),
+        TaskState::Canceled => Some(Outcome::Canceled { task_id }),
+        _ => None,
+    }
+}
