@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
+pub mod arbitrary;
 pub mod proto;
 
 use meshsim_protocol::{Dialect, Method};
