@@ -70,7 +70,7 @@ impl FaultKind {
         match self {
             FaultKind::Crash | FaultKind::Bounce => !space.hosts.is_empty(),
             FaultKind::Hook => !space.hooks.is_empty(),
-            _ => space.links.len() >= 2,
+            _ => !space.links.is_empty(),
         }
     }
 }
@@ -78,8 +78,8 @@ impl FaultKind {
 /// What swarm mode may touch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SwarmSpace {
-    /// Nodes (hosts and clients) whose links may fail.
-    pub links: Vec<String>,
+    /// Links (pairs of hosts or clients) that may fail; list the pairs that carry traffic.
+    pub links: Vec<(String, String)>,
     /// Hosts that may crash and bounce.
     pub hosts: Vec<String>,
     /// Hook names that may fire.
@@ -221,13 +221,21 @@ fn generate(
                 }
             }
             _ => {
-                let mut pair: Vec<&String> = space.links.choose_multiple(rng, 2).collect();
                 let latency = rng.random_range(50..=500u64);
                 let permille = rng.random_range(5..=100u16);
-                if pair.len() == 2 {
-                    let (from, to) = (pair[0].clone(), pair[1].clone());
-                    pair.sort();
-                    if busy.claim(format!("link:{}|{}", pair[0], pair[1]), at, end) {
+                let flip = rng.random_bool(0.5);
+                if let Some((a, b)) = space.links.choose(rng) {
+                    let key = if a <= b {
+                        format!("link:{a}|{b}")
+                    } else {
+                        format!("link:{b}|{a}")
+                    };
+                    if busy.claim(key, at, end) {
+                        let (from, to) = if flip {
+                            (b.clone(), a.clone())
+                        } else {
+                            (a.clone(), b.clone())
+                        };
                         let (start, undo) = link_fault(kind, from, to, latency, permille);
                         out.push(TimedFault::new(at, start));
                         if end < chaos {
@@ -298,7 +306,11 @@ mod tests {
 
     fn space() -> SwarmSpace {
         SwarmSpace {
-            links: vec!["c0".into(), "c1".into(), "h0".into(), "h1".into()],
+            links: vec![
+                ("c0".into(), "h0".into()),
+                ("c1".into(), "h1".into()),
+                ("c0".into(), "h1".into()),
+            ],
             hosts: vec!["h0".into(), "h1".into()],
             hooks: vec!["cut".into()],
             chaos_ms: 5_000,
@@ -356,7 +368,7 @@ mod tests {
     #[test]
     fn kinds_that_do_not_apply_are_never_drawn() {
         let space = SwarmSpace {
-            links: vec!["a".into(), "b".into()],
+            links: vec![("a".into(), "b".into())],
             hosts: vec![],
             hooks: vec![],
             chaos_ms: 1_000,

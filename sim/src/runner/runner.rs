@@ -284,10 +284,11 @@ impl Runner {
         let elapsed = world.sim.elapsed();
         time.set_elapsed(elapsed);
         tracing::info!(target: FAULT_TARGET, event = "end", clients_done);
-        // Tear the hosts down while recording, so what they emit on the way out is traced too.
+        // Stop recording before tearing the hosts down: the runtime drops `tokio::spawn`ed
+        // tasks in an order that depends on process-global task ids.
+        drop(guard);
         drop(world);
         drop(sim);
-        drop(guard);
         recorder.flush().map_err(|source| RunError::TraceFile {
             path: trace_file
                 .map(|p| p.display().to_string())

@@ -80,7 +80,15 @@ pub async fn serve_with<L: Listener>(
         };
         // The span (the simulated host's, under turmoil) stays entered while the connection is
         // dropped too, so events emitted on a crash still name their host.
-        tokio::spawn(connection.instrument(tracing::Span::current()));
+        let connection = connection.instrument(tracing::Span::current());
+        if turmoil::in_simulation() {
+            // Turmoil hosts run in a LocalSet, which drops its tasks in spawn order when the
+            // host crashes. `tokio::spawn`ed tasks would be dropped in an order that depends on
+            // process-global task ids, so parallel simulations would diverge.
+            tokio::task::spawn_local(connection);
+        } else {
+            tokio::spawn(connection);
+        }
     }
 }
 

@@ -1,0 +1,270 @@
+//! The runner's phases, outcomes, checks, hooks and errors.
+
+use std::future::pending;
+use std::time::Duration;
+
+use meshsim_sim::fault::{Fault, FaultPlan, PlanError, TimedFault};
+use meshsim_sim::runner::Phase;
+use meshsim_sim::trace::TraceHash;
+use meshsim_sim::{
+    Outcome, Role, RunConfig, RunError, Runner, Seed, SimListener, TurmoilConnector,
+};
+use tower::ServiceExt;
+
+fn config(chaos_ms: u64, liveness_ms: u64) -> RunConfig {
+    RunConfig {
+        chaos: Duration::from_millis(chaos_ms),
+        liveness: Duration::from_millis(liveness_ms),
+        ..RunConfig::default()
+    }
+}
+
+fn sleep_ms(ms: u64) -> tokio::time::Sleep {
+    tokio::time::sleep(Duration::from_millis(ms))
+}
+
+#[test]
+fn outcomes_crashes_and_the_heal_bounce_are_reported() {
+    let mut runner = Runner::new(Seed::new(1), config(300, 1_000));
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        100,
+        Fault::Crash {
+            host: "crashy".into(),
+        },
+    )]));
+    runner.host("steady", pending);
+    runner.host("crashy", pending);
+    runner.host("quitter", || async {
+        sleep_ms(10).await;
+        Err("boom".into())
+    });
+    runner.host("finisher", || async { Ok(()) });
+    runner.client("waiter", async {
+        sleep_ms(500).await;
+        Ok(())
+    });
+    let record = runner.run().unwrap().record;
+    assert!(record.converged);
+    assert_eq!(record.healed_at_ms, Some(300));
+    assert!(
+        (500..=510).contains(&record.elapsed_ms),
+        "{}",
+        record.elapsed_ms
+    );
+    let node = |name: &str| record.nodes[name].clone();
+    assert_eq!(node("steady").outcome, Outcome::Unfinished);
+    assert_eq!((node("steady").starts, node("steady").crashes), (1, 0));
+    assert_eq!(
+        node("crashy").outcome,
+        Outcome::Unfinished,
+        "bounced on heal"
+    );
+    assert_eq!((node("crashy").starts, node("crashy").crashes), (2, 1));
+    assert_eq!(
+        node("quitter").outcome,
+        Outcome::Err {
+            error: "boom".into()
+        }
+    );
+    assert_eq!(node("finisher").outcome, Outcome::Ok);
+    assert_eq!(node("waiter").outcome, Outcome::Ok);
+    assert_eq!(node("waiter").role, Role::Client);
+    assert_eq!(node("steady").role, Role::Host);
+}
+
+#[test]
+fn a_host_still_down_when_the_clients_finish_is_crashed() {
+    let mut runner = Runner::new(Seed::new(1), config(1_000, 1_000));
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        10,
+        Fault::Crash { host: "h".into() },
+    )]));
+    runner.host("h", pending);
+    runner.client("c", async {
+        sleep_ms(50).await;
+        Ok(())
+    });
+    let record = runner.run().unwrap().record;
+    assert_eq!(record.healed_at_ms, None);
+    assert_eq!(record.nodes["h"].outcome, Outcome::Crashed);
+}
+
+#[test]
+fn a_panicking_host_is_an_error_outcome_not_a_failed_run() {
+    let mut runner = Runner::new(Seed::new(1), config(10, 100));
+    runner.host("h", || async { panic!("host bug") });
+    runner.client("c", async {
+        sleep_ms(5).await;
+        Ok(())
+    });
+    let record = runner.run().unwrap().record;
+    assert_eq!(
+        record.nodes["h"].outcome,
+        Outcome::Err {
+            error: "panicked: host bug".into()
+        }
+    );
+}
+
+#[test]
+fn the_liveness_bound_stops_a_stuck_client() {
+    let mut runner = Runner::new(Seed::new(1), config(100, 200));
+    runner.client("stuck", pending());
+    let record = runner.run().unwrap().record;
+    assert!(!record.converged);
+    assert_eq!(record.elapsed_ms, 300);
+    assert_eq!(record.nodes["stuck"].outcome, Outcome::Unfinished);
+}
+
+#[test]
+fn heal_repairs_a_partition_the_plan_never_repaired() {
+    let mut runner = Runner::new(Seed::new(3), config(400, 2_000));
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        0,
+        Fault::Partition {
+            a: "c".into(),
+            b: "server".into(),
+        },
+    )]));
+    runner.host("server", || async {
+        let listener = SimListener::bind(80).await?;
+        let router = axum::Router::new();
+        match meshsim_sim::serve(listener, router).await {}
+    });
+    runner.client("c", async {
+        let connector = TurmoilConnector::new(Duration::from_millis(50));
+        loop {
+            let uri: http::Uri = "http://server:80/".parse()?;
+            if connector.clone().oneshot(uri).await.is_ok() {
+                let since_start = turmoil::sim_elapsed().ok_or("no simulated time")?;
+                tracing::info!(target: "meshsim::test", connected_ms = since_start.as_millis() as u64);
+                return Ok(());
+            }
+            sleep_ms(20).await;
+        }
+    });
+    let run = runner.run().unwrap();
+    assert!(run.record.converged);
+    let connected = run
+        .trace
+        .events()
+        .into_iter()
+        .find_map(|e| e["fields"]["connected_ms"].as_u64())
+        .expect("the client connected");
+    assert!(
+        connected >= 400,
+        "connected at {connected} ms, before the heal"
+    );
+    let heal = run
+        .trace
+        .lines()
+        .iter()
+        .position(|l| l.contains(r#""event":"heal""#));
+    assert!(heal.is_some());
+}
+
+#[test]
+fn a_failing_check_stops_the_run_with_a_violation() {
+    let mut runner = Runner::new(Seed::new(1), config(200, 1_000));
+    runner.client("c", pending());
+    let mut phases = Vec::new();
+    runner.check(Duration::from_millis(50), move |point| {
+        phases.push(point.phase);
+        if point.elapsed >= Duration::from_millis(250) {
+            assert_eq!(phases.last(), Some(&Phase::Heal));
+            Err(format!(
+                "invariant broken at {} ms",
+                point.elapsed.as_millis()
+            ))
+        } else {
+            Ok(())
+        }
+    });
+    let run = runner.run().unwrap();
+    assert_eq!(
+        run.record.violation.as_deref(),
+        Some("invariant broken at 250 ms")
+    );
+    assert_eq!(run.record.elapsed_ms, 250);
+    assert!(!run.record.converged);
+    assert!(
+        run.trace
+            .lines()
+            .last()
+            .unwrap()
+            .contains(r#""event":"end""#)
+    );
+}
+
+#[test]
+fn a_hook_wakes_host_software_at_its_time() {
+    let mut runner = Runner::new(Seed::new(1), config(500, 500));
+    let hooks = runner.hooks();
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        120,
+        Fault::Hook { name: "cut".into() },
+    )]));
+    runner.host("h", move || {
+        let mut cut = hooks.subscribe("cut");
+        async move {
+            cut.changed().await?;
+            tracing::info!(target: "meshsim::test", event = "cut seen");
+            Ok(())
+        }
+    });
+    runner.client("c", async {
+        sleep_ms(200).await;
+        Ok(())
+    });
+    let run = runner.run().unwrap();
+    assert_eq!(run.record.nodes["h"].outcome, Outcome::Ok);
+    let seen = run
+        .trace
+        .events()
+        .into_iter()
+        .find(|e| e["fields"]["event"] == "cut seen")
+        .expect("the host saw the hook");
+    assert_eq!(seen["host"], "h");
+    assert_eq!(seen["t_us"], 120_000);
+}
+
+#[test]
+fn bad_plans_and_duplicate_names_are_errors() {
+    let mut runner = Runner::new(Seed::new(1), config(100, 100));
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        5,
+        Fault::Bounce { host: "c".into() },
+    )]));
+    runner.client("c", async { Ok(()) });
+    assert!(matches!(
+        runner.run(),
+        Err(RunError::Plan(PlanError::NotAHost { .. }))
+    ));
+
+    let mut runner = Runner::new(Seed::new(1), config(100, 100));
+    runner.host("x", || async { Ok(()) });
+    runner.client("x", async { Ok(()) });
+    let err = runner.run().unwrap_err();
+    assert_eq!(err.to_string(), r#"node name "x" is registered twice"#);
+}
+
+#[test]
+fn the_trace_file_holds_the_same_lines_and_hash() {
+    let path = std::env::temp_dir().join(format!("meshsim-runner-{}.jsonl", std::process::id()));
+    let mut runner = Runner::new(Seed::new(9), config(100, 100));
+    runner.trace_file(&path);
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        10,
+        Fault::Hook { name: "n".into() },
+    )]));
+    runner.client("c", async {
+        sleep_ms(30).await;
+        Ok(())
+    });
+    let run = runner.run().unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(lines, run.trace.lines());
+    assert_eq!(TraceHash::of_lines(lines), run.record.trace_hash);
+}
