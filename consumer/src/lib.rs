@@ -14,6 +14,7 @@ pub mod job;
 pub mod ledger;
 pub mod lifecycle;
 pub mod naive;
+pub mod probe;
 pub mod profile;
 pub mod reconciling;
 pub mod recorder;
