@@ -1,0 +1,155 @@
+//! `meshsim decode [--dialect v0.1|v0.3|v1.0] [FILE|-]`: reads one JSON document (a Card, a
+//! JSON-RPC request, a response, an error, or the payload of one SSE `data:` line), detects
+//! its dialect unless told, and prints the normalised model as JSON. Undecodable input exits
+//! with status 2 and a message naming the dialect and the field at fault.
+
+use clap::Args;
+use meshsim_protocol::detect::{self, Detection};
+use meshsim_protocol::{DecodeError, Dialect, RpcResponse, RpcResult, StreamEvent};
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// The dialect to read; detected from the document when omitted.
+    #[arg(long)]
+    dialect: Option<Dialect>,
+    /// The document to read, or `-` for standard input.
+    #[arg(default_value = "-")]
+    input: String,
+}
+
+/// Why decoding stopped, and the exit status that says so.
+enum Failure {
+    /// The input could not be read (status 1).
+    Unreadable(String),
+    /// The input is not a document of the dialect (status 2).
+    Undecodable(String),
+}
+
+pub fn run(args: DecodeArgs) -> ExitCode {
+    match decode(&args) {
+        Ok((report, detection)) => {
+            if let Some(detection) = detection {
+                eprintln!(
+                    "meshsim decode: detected {} ({})",
+                    detection.dialect, detection.reason
+                );
+            }
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).expect("JSON values serialise")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Unreadable(message)) => {
+            eprintln!("meshsim decode: {message}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Undecodable(message)) => {
+            eprintln!("meshsim decode: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read_input(input: &str) -> Result<String, Failure> {
+    let mut text = String::new();
+    let read = if input == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(input).map(|content| text = content)
+    };
+    read.map_err(|error| Failure::Unreadable(format!("cannot read {input}: {error}")))?;
+    Ok(text)
+}
+
+fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {
+    let text = read_input(&args.input)?;
+    // Accept a whole SSE line as well as its payload.
+    let payload = text.trim();
+    let payload = payload.strip_prefix("data:").unwrap_or(payload).trim();
+    let json: Value = serde_json::from_str(payload)
+        .map_err(|error| Failure::Undecodable(format!("input is not JSON: {error}")))?;
+    let (dialect, detection) = match args.dialect {
+        Some(dialect) => (dialect, None),
+        None => {
+            let detection = detect::detect(&json).ok_or_else(|| {
+                Failure::Undecodable(
+                    "cannot tell the dialect of this document; pass --dialect v0.1|v0.3|v1.0"
+                        .to_string(),
+                )
+            })?;
+            (detection.dialect, Some(detection))
+        }
+    };
+    let how = match &detection {
+        Some(detection) => format!(" (detected: {})", detection.reason),
+        None => String::new(),
+    };
+    let undecodable = |error: DecodeError| {
+        Failure::Undecodable(format!(
+            "not a valid {} document{how}: field `{}`: {}",
+            error.dialect, error.field, error.problem
+        ))
+    };
+    let codec = dialect.codec();
+    let mut report = Map::new();
+    report.insert("dialect".into(), json!(dialect.name()));
+    if let Some(detection) = &detection {
+        report.insert("detected_from".into(), json!(detection.reason));
+    }
+    if detect::is_card(&json) {
+        let card = codec.decode_card(&json).map_err(undecodable)?;
+        report.insert("kind".into(), json!("card"));
+        report.insert("model".into(), json!(card));
+    } else if json.get("method").is_some() {
+        let request = codec.decode_request(&json).map_err(undecodable)?;
+        report.insert("kind".into(), json!("request"));
+        report.insert("method".into(), json!(request.request.method()));
+        report.insert("model".into(), json!(request));
+    } else {
+        let response = codec.decode_response(&json, None).map_err(undecodable)?;
+        describe_response(&response, &mut report);
+        report.insert("model".into(), json!(response));
+    }
+    Ok((Value::Object(report), detection))
+}
+
+/// `kind`, and the task `state` or error `code` where there is one.
+fn describe_response(response: &RpcResponse, report: &mut Map<String, Value>) {
+    let (kind, state, task_id) = match &response.outcome {
+        Err(error) => {
+            report.insert("code".into(), json!(error.code.code()));
+            report.insert("reason".into(), json!(error.code.reason()));
+            report.insert("message".into(), json!(error.message));
+            ("error", None, None)
+        }
+        Ok(RpcResult::Task(task)) => ("result", Some(task.status.state), Some(task.id.as_str())),
+        Ok(RpcResult::Message(message)) => ("result", None, message.task_id.as_deref()),
+        Ok(RpcResult::TaskList(_)) => ("result", None, None),
+        Ok(RpcResult::Event(event)) => {
+            let name = match event {
+                StreamEvent::Task(_) => "task",
+                StreamEvent::Message(_) => "message",
+                StreamEvent::StatusUpdate(update) => {
+                    if let Some(is_final) = update.is_final {
+                        report.insert("final".into(), json!(is_final));
+                    }
+                    "status-update"
+                }
+                StreamEvent::ArtifactUpdate(_) => "artifact-update",
+            };
+            report.insert("event".into(), json!(name));
+            ("event", event.state(), event.task_id())
+        }
+    };
+    report.insert("kind".into(), json!(kind));
+    if let Some(task_id) = task_id {
+        report.insert("task_id".into(), json!(task_id));
+    }
+    if let Some(state) = state {
+        report.insert("state".into(), json!(state.name()));
+    }
+}

@@ -1,0 +1,31 @@
+//! The command line: one [`Command`] variant per subcommand, each implemented in
+//! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
+
+mod decode;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// meshsim: reproduce A2A lifecycle divergences from a seed.
+#[derive(Debug, Parser)]
+#[command(name = "meshsim", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode one A2A document (Card, request, response, error or SSE `data:` payload) and
+    /// print it normalised, with its dialect, kind, task state and error code.
+    Decode(decode::DecodeArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; its exit status.
+    pub fn run(self) -> ExitCode {
+        match self {
+            Command::Decode(args) => decode::run(args),
+        }
+    }
+}
