@@ -1,7 +1,7 @@
 //! The deterministic harness of a2a-meshsim, with no A2A logic in it: the seed tree
 //! ([`Seed`]), the pinned epoch and simulated clock ([`sim_clock`]), transport glue that runs
 //! the same axum router and hyper client in turmoil or on real TCP ([`transport`]), the trace
-//! recorder and its hash ([`trace`]), fault plans and hooks ([`fault`]), swarm mode
+//! recorder and its hash ([`trace`]), fault plans, hooks and shrinking ([`fault`]), swarm mode
 //! ([`swarm`]) and the runner with its chaos and heal phases ([`runner`]).
 //!
 //! Everything that runs inside a simulation follows the determinism rules: simulated time

@@ -41,3 +41,54 @@ impl Default for RunConfig {
         }
     }
 }
+
+impl RunConfig {
+    /// Rejects settings turmoil would panic on or that could never finish.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.tick.is_zero() {
+            return Err("tick must be longer than zero".into());
+        }
+        if self.min_latency > self.max_latency {
+            return Err(format!(
+                "min_latency {:?} exceeds max_latency {:?}",
+                self.min_latency, self.max_latency
+            ));
+        }
+        if self.tcp_capacity == 0 {
+            return Err("tcp_capacity must be at least 1".into());
+        }
+        if self.epoch < std::time::UNIX_EPOCH {
+            return Err("epoch is before the Unix epoch".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_valid_and_bad_settings_are_named() {
+        assert_eq!(RunConfig::default().validate(), Ok(()));
+        let bad = RunConfig {
+            min_latency: Duration::from_millis(5),
+            max_latency: Duration::from_millis(1),
+            ..RunConfig::default()
+        };
+        assert_eq!(
+            bad.validate(),
+            Err("min_latency 5ms exceeds max_latency 1ms".to_string())
+        );
+        let zero_tick = RunConfig {
+            tick: Duration::ZERO,
+            ..RunConfig::default()
+        };
+        assert!(zero_tick.validate().is_err());
+        let no_buffer = RunConfig {
+            tcp_capacity: 0,
+            ..RunConfig::default()
+        };
+        assert!(no_buffer.validate().is_err());
+    }
+}

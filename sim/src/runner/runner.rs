@@ -51,6 +51,9 @@ pub struct CheckPoint {
 /// [`Run`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The run configuration is unusable.
+    #[error("invalid run configuration: {0}")]
+    Config(String),
     /// Two nodes share a name.
     #[error("node name {0:?} is registered twice")]
     DuplicateNode(String),
@@ -184,6 +187,7 @@ impl Runner {
                 return Err(RunError::DuplicateNode(name.clone()));
             }
         }
+        config.validate().map_err(RunError::Config)?;
         plan.validate(&host_names, &client_names, config.chaos)?;
 
         let time = SimTime::new();

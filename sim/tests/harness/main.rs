@@ -4,5 +4,6 @@
 mod determinism;
 mod real_tcp;
 mod runner;
+mod shrink;
 mod sse_mesh;
 mod swarm_replay;

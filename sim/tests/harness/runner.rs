@@ -229,7 +229,7 @@ fn a_hook_wakes_host_software_at_its_time() {
 }
 
 #[test]
-fn bad_plans_and_duplicate_names_are_errors() {
+fn bad_plans_names_and_configs_are_errors() {
     let mut runner = Runner::new(Seed::new(1), config(100, 100));
     runner.plan(FaultPlan::new(vec![TimedFault::new(
         5,
@@ -246,6 +246,12 @@ fn bad_plans_and_duplicate_names_are_errors() {
     runner.client("x", async { Ok(()) });
     let err = runner.run().unwrap_err();
     assert_eq!(err.to_string(), r#"node name "x" is registered twice"#);
+
+    let mut bad_latency = config(100, 100);
+    bad_latency.min_latency = Duration::from_millis(50);
+    let mut runner = Runner::new(Seed::new(1), bad_latency);
+    runner.client("c", async { Ok(()) });
+    assert!(matches!(runner.run(), Err(RunError::Config(_))));
 }
 
 #[test]
