@@ -8,7 +8,10 @@ use http::header::{ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Response, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use std::future::Future;
+use std::pin::{Pin, pin};
 use std::time::Duration;
 
 /// A request ready to send.
@@ -52,13 +55,44 @@ pub fn authority(uri: &Uri) -> Result<String, ClientError> {
         })
 }
 
-/// Connects, sends `request` and waits for the response head, all within `timeout`. The
-/// body is left to the caller; the connection lives as long as the body is read.
+/// A hyper connection's driver. Nothing is spawned: whoever reads a response drives its
+/// connection through [`Connection::run`], so the client works on any runtime (and inside
+/// a simulation, where spawning would tie teardown order to global task ids).
+pub struct Connection {
+    driver: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Kept so that the connection stays up while a body is read.
+    _sender: SendRequest<Full<Bytes>>,
+}
+
+impl Connection {
+    /// Runs `work` while driving the connection.
+    pub async fn run<T>(&mut self, work: impl Future<Output = T>) -> T {
+        let mut work = pin!(work);
+        if let Some(driver) = self.driver.as_mut() {
+            tokio::select! {
+                biased;
+                out = &mut work => return out,
+                () = driver => {}
+            }
+            // The connection ended; what it delivered can still be read.
+            self.driver = None;
+        }
+        work.await
+    }
+}
+
+/// A response head and the connection its body arrives on.
+pub struct Exchange {
+    pub response: Response<Incoming>,
+    pub connection: Connection,
+}
+
+/// Connects, sends `request` and waits for the response head, all within `timeout`.
 pub async fn exchange<C: Connector>(
     connector: &C,
     request: HttpRequest,
     timeout: Duration,
-) -> Result<Response<Incoming>, ClientError> {
+) -> Result<Exchange, ClientError> {
     let uri = request.uri().clone();
     let authority = authority(&uri)?;
     let attempt = async {
@@ -72,11 +106,20 @@ pub async fn exchange<C: Connector>(
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(transport)?;
-        // The connection's own failures reach us through the response and its body.
-        tokio::spawn(async move {
+        let driver: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
+            // Its failures reach the reader through the response and its body.
             let _closed = connection.await;
         });
-        sender.send_request(request).await.map_err(transport)
+        let pending = sender.send_request(request);
+        let mut connection = Connection {
+            driver: Some(driver),
+            _sender: sender,
+        };
+        let response = connection.run(pending).await.map_err(transport)?;
+        Ok(Exchange {
+            response,
+            connection,
+        })
     };
     tokio::time::timeout(timeout, attempt)
         .await
@@ -88,11 +131,16 @@ pub async fn exchange<C: Connector>(
 
 /// Reads a whole body of at most `limit` bytes within `timeout`.
 pub async fn read_body(
-    body: Incoming,
+    exchange: Exchange,
     limit: usize,
     timeout: Duration,
 ) -> Result<Bytes, ClientError> {
-    let collected = tokio::time::timeout(timeout, Limited::new(body, limit).collect())
+    let Exchange {
+        response,
+        mut connection,
+    } = exchange;
+    let collect = Limited::new(response.into_body(), limit).collect();
+    let collected = tokio::time::timeout(timeout, connection.run(collect))
         .await
         .map_err(|_| ClientError::Timeout {
             what: "HTTP body",

@@ -138,7 +138,7 @@ impl<C: Connector> A2aClient<C> {
     pub async fn call(&self, request: Request) -> Result<RpcResult, ClientError> {
         let method = request.method();
         let response = self.post(request, "application/json").await?;
-        if http::is_event_stream(&response) {
+        if http::is_event_stream(&response.response) {
             return Err(ClientError::Unexpected {
                 method: format!("{method:?}"),
                 got: "an event stream".to_string(),
@@ -153,10 +153,10 @@ impl<C: Connector> A2aClient<C> {
         let method = request.method();
         let codec = self.dialect.codec();
         let response = self.post(request, sse::CONTENT_TYPE).await?;
-        if http::is_event_stream(&response) {
+        if http::is_event_stream(&response.response) {
             let config = &self.config;
             return Ok(EventStream::sse(
-                response.into_body(),
+                response,
                 codec,
                 method,
                 config.idle_timeout,
@@ -207,11 +207,7 @@ impl<C: Connector> A2aClient<C> {
         expect_task(self.call(request).await?, Method::CancelTask)
     }
 
-    async fn post(
-        &self,
-        request: Request,
-        accept: &str,
-    ) -> Result<::http::Response<hyper::body::Incoming>, ClientError> {
+    async fn post(&self, request: Request, accept: &str) -> Result<http::Exchange, ClientError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let method = request.method();
         let encoded = self
@@ -236,29 +232,26 @@ impl<C: Connector> A2aClient<C> {
             Some(body),
             &headers,
         )?;
-        let response =
+        let exchange =
             http::exchange(&self.connector, request, self.config.request_timeout).await?;
-        if response.status() != StatusCode::OK {
+        let status = exchange.response.status();
+        if status != StatusCode::OK {
             return Err(ClientError::Http {
-                status: response.status().as_u16(),
+                status: status.as_u16(),
                 url: self.endpoint.to_string(),
             });
         }
-        Ok(response)
+        Ok(exchange)
     }
 
     async fn decode_plain(
         &self,
-        response: ::http::Response<hyper::body::Incoming>,
+        exchange: http::Exchange,
         method: Method,
     ) -> Result<RpcResult, ClientError> {
         let config = &self.config;
-        let bytes = http::read_body(
-            response.into_body(),
-            config.max_body_bytes,
-            config.request_timeout,
-        )
-        .await?;
+        let bytes =
+            http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
         let json: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
         let response = self
@@ -304,19 +297,15 @@ async fn fetch_card<C: Connector>(
     // Ask for the newest shape: a2a-js serves a 0.3 Card without this header.
     let headers = [(version::HEADER, "1.0")];
     let request = http::request(HttpMethod::GET, url, "application/json", None, &headers)?;
-    let response = http::exchange(connector, request, config.request_timeout).await?;
-    if response.status() != StatusCode::OK {
+    let exchange = http::exchange(connector, request, config.request_timeout).await?;
+    let status = exchange.response.status();
+    if status != StatusCode::OK {
         return Err(ClientError::Http {
-            status: response.status().as_u16(),
+            status: status.as_u16(),
             url: url.to_string(),
         });
     }
-    let bytes = http::read_body(
-        response.into_body(),
-        config.max_body_bytes,
-        config.request_timeout,
-    )
-    .await?;
+    let bytes = http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
     let json: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|error| ClientError::Malformed(format!("Card is not JSON: {error}")))?;
     let dialect = detect::detect_card(&json)

@@ -2,6 +2,7 @@
 //! keep-alive comments ignored, each wait for bytes bounded by an idle timeout.
 
 use super::error::ClientError;
+use super::http::{Connection, Exchange};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -13,6 +14,7 @@ use std::time::Duration;
 /// The events of one streaming call. `next` yields `None` once the peer closed the stream.
 pub struct EventStream {
     body: Option<Incoming>,
+    connection: Option<Connection>,
     parser: SseParser,
     codec: &'static dyn Codec,
     method: Method,
@@ -23,14 +25,15 @@ pub struct EventStream {
 impl EventStream {
     /// Reads `body` as SSE.
     pub(crate) fn sse(
-        body: Incoming,
+        exchange: Exchange,
         codec: &'static dyn Codec,
         method: Method,
         idle_timeout: Duration,
         max_event_bytes: usize,
     ) -> Self {
         EventStream {
-            body: Some(body),
+            body: Some(exchange.response.into_body()),
+            connection: Some(exchange.connection),
             parser: SseParser::new(max_event_bytes),
             codec,
             method,
@@ -43,6 +46,7 @@ impl EventStream {
     pub(crate) fn single(event: StreamEvent, codec: &'static dyn Codec, method: Method) -> Self {
         EventStream {
             body: None,
+            connection: None,
             parser: SseParser::default(),
             codec,
             method,
@@ -60,9 +64,14 @@ impl EventStream {
                 return Some(item);
             }
             let body = self.body.as_mut()?;
-            match tokio::time::timeout(self.idle_timeout, body.frame()).await {
+            let frame = tokio::time::timeout(self.idle_timeout, body.frame());
+            let next = match self.connection.as_mut() {
+                Some(connection) => connection.run(frame).await,
+                None => frame.await,
+            };
+            match next {
                 Err(_) => {
-                    self.body = None;
+                    self.finish();
                     let after = self.idle_timeout;
                     return Some(Err(ClientError::Timeout {
                         what: "stream event",
@@ -70,7 +79,7 @@ impl EventStream {
                     }));
                 }
                 Ok(None) => {
-                    self.body = None;
+                    self.finish();
                     if self.parser.has_partial_event() {
                         let problem = "stream ended in the middle of an event".to_string();
                         return Some(Err(ClientError::Malformed(problem)));
@@ -78,7 +87,7 @@ impl EventStream {
                     return None;
                 }
                 Ok(Some(Err(error))) => {
-                    self.body = None;
+                    self.finish();
                     return Some(Err(ClientError::Transport(error.to_string())));
                 }
                 Ok(Some(Ok(frame))) => {
@@ -88,6 +97,12 @@ impl EventStream {
                 }
             }
         }
+    }
+
+    /// The stream is over: drop the body and its connection.
+    fn finish(&mut self) {
+        self.body = None;
+        self.connection = None;
     }
 
     fn push(&mut self, data: &Bytes) {

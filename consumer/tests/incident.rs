@@ -1,0 +1,91 @@
+//! The seed's incident in simulation: the reconciling consumer completes it against all
+//! three seed runtimes in every dialect; the naive consumer double-counts against
+//! go-replaying and loses the task against jvm-reaping.
+
+mod support;
+
+use meshsim_consumer::Outcome;
+use meshsim_protocol::{Dialect, TaskState};
+use meshsim_runtimes::Fate;
+use support::{
+    ANSWER, Kind, SEED_PERSONALITIES, applied, counts, divergences, entered, run_incident,
+};
+
+#[test]
+fn reconciling_consumer_completes_the_incident_against_every_seed_runtime() {
+    for personality in SEED_PERSONALITIES {
+        for dialect in Dialect::ALL {
+            let (report, truth) = run_incident(personality, dialect, Kind::Reconciling, 7);
+            let context = format!("{personality} {dialect}: {report:#?}");
+            let Outcome::Completed { task_id, artifact } = &report.outcome else {
+                panic!("no completion; {context}");
+            };
+            assert!(
+                artifact.contains(ANSWER),
+                "artifact {artifact:?}; {context}"
+            );
+            assert_eq!(
+                truth.state(task_id),
+                Some(TaskState::Completed),
+                "{context}"
+            );
+            assert_eq!(
+                divergences(&report, &truth),
+                Vec::<String>::new(),
+                "{context}"
+            );
+        }
+    }
+}
+
+#[test]
+fn naive_consumer_double_counts_against_go_replaying() {
+    for dialect in Dialect::ALL {
+        let (report, truth) = run_incident("go-replaying", dialect, Kind::Naive, 7);
+        let context = format!("{dialect}: {report:#?}");
+        let view = &report.tasks[0];
+        let real = counts(entered(&truth, &view.task_id));
+        let mine = counts(applied(view));
+        let times = |counts: &[(TaskState, usize)], state| {
+            counts
+                .iter()
+                .find(|(known, _)| *known == state)
+                .map_or(0, |(_, n)| *n)
+        };
+        assert!(
+            times(&mine, TaskState::Working) > times(&real, TaskState::Working)
+                || times(&mine, TaskState::Submitted) > times(&real, TaskState::Submitted),
+            "applied {mine:?}, runtime entered {real:?}; {context}"
+        );
+        assert!(!divergences(&report, &truth).is_empty(), "{context}");
+    }
+}
+
+#[test]
+fn naive_consumer_loses_the_task_against_jvm_reaping() {
+    for dialect in Dialect::ALL {
+        let (report, truth) = run_incident("jvm-reaping", dialect, Kind::Naive, 7);
+        let context = format!("{dialect}: {report:#?}");
+        let original = &report.tasks[0];
+        let records = truth.records(&original.task_id);
+        // The runtime reaped the task when its stream closed ...
+        assert!(
+            matches!(records[0].fate, Some(Fate::Reaped { .. })),
+            "{records:?}; {context}"
+        );
+        // ... and the naive consumer never noticed: it still believes the task alive and
+        // waiting, and never abandoned it.
+        assert!(
+            original
+                .final_state
+                .is_some_and(|state| !state.is_terminal()),
+            "{context}"
+        );
+        assert!(original.abandoned.is_none(), "{context}");
+        assert!(
+            !matches!(report.outcome, Outcome::Completed { .. }),
+            "{context}"
+        );
+        assert!(!divergences(&report, &truth).is_empty(), "{context}");
+    }
+}
