@@ -112,3 +112,68 @@ impl Service<Uri> for TurmoilConnector {
         Box::pin(self.clone().connect(uri))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+    use tokio::io::{AsyncRead, AsyncWrite};
+    use tower::ServiceExt;
+
+    /// The connector contract the consumer and the sidecar rely on.
+    fn assert_connector<C>()
+    where
+        C: Service<Uri> + Clone + Send + Sync + 'static,
+        C::Response: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        C::Error: Into<Box<dyn Error + Send + Sync>>,
+        C::Future: Send,
+    {
+    }
+
+    #[test]
+    fn meets_the_connector_contract() {
+        assert_connector::<TurmoilConnector>();
+    }
+
+    #[test]
+    fn held_syns_time_out_and_hostless_uris_are_refused() {
+        let mut sim = turmoil::Builder::new()
+            .rng_seed(1)
+            .max_message_latency(Duration::from_millis(5))
+            .build();
+        sim.host("server", || async {
+            let listener = crate::transport::SimListener::bind(80).await?;
+            match crate::transport::serve(listener, axum::Router::new()).await {}
+        });
+        sim.client("client", async {
+            let connector = TurmoilConnector::new(Duration::from_millis(100));
+            let connected = connector.clone().oneshot("http://server/".parse()?).await;
+            if let Err(err) = connected {
+                return Err(format!("the healthy link must connect: {err}").into());
+            }
+            turmoil::hold("client", "server");
+            match connector
+                .clone()
+                .oneshot("http://server:80/".parse()?)
+                .await
+            {
+                Err(ConnectError::Timeout { target, after }) => {
+                    assert_eq!(target, "server:80");
+                    assert_eq!(after, Duration::from_millis(100));
+                }
+                other => return Err(format!("expected a timeout, got {other:?}").into()),
+            }
+            match connector.oneshot("/relative".parse()?).await {
+                Err(err @ ConnectError::NoHost { .. }) => {
+                    assert_eq!(
+                        err.to_string(),
+                        "cannot connect to /relative: the URI has no host"
+                    );
+                }
+                other => return Err(format!("expected NoHost, got {other:?}").into()),
+            }
+            Ok(())
+        });
+        sim.run().unwrap();
+    }
+}
