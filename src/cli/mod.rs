@@ -2,6 +2,7 @@
 //! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
 
 mod decode;
+mod probe;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,6 +20,9 @@ pub enum Command {
     /// Decode one A2A document (Card, request, response, error or SSE `data:` payload) and
     /// print it normalised, with its dialect, kind, task state and error code.
     Decode(decode::DecodeArgs),
+    /// Measure a real agent's task lifecycle (resubscribe, follow-up, reaping) and print it
+    /// beside its Agent Card's claims, naming each contradiction.
+    Probe(probe::ProbeArgs),
 }
 
 impl Command {
@@ -26,6 +30,7 @@ impl Command {
     pub fn run(self) -> ExitCode {
         match self {
             Command::Decode(args) => decode::run(args),
+            Command::Probe(args) => probe::run(args),
         }
     }
 }

@@ -1,0 +1,174 @@
+//! `meshsim probe URL [--json]`: runs the fixed lifecycle probe against a real agent over
+//! TCP and prints the measured profile beside the Card's claims, each contradiction named.
+//! The probe itself lives in `meshsim_consumer::probe`; this only prints.
+
+use clap::Args;
+use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
+use meshsim_consumer::{ClientConfig, ClientError, TcpConnector};
+use meshsim_protocol::TaskState;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// The agent's base URL, e.g. http://127.0.0.1:9000 (its Card is read under
+    /// /.well-known/).
+    url: String,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// How long (ms) a quiet stream is watched before it counts as staying open.
+    #[arg(long, default_value_t = 2000)]
+    settle_ms: u64,
+    /// Longest wait (s) for an answer or for the next event of a stream.
+    #[arg(long, default_value_t = 30)]
+    timeout_s: u64,
+}
+
+pub fn run(args: ProbeArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("meshsim probe: cannot start the async runtime: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let wait = Duration::from_secs(args.timeout_s.max(1));
+    let config = ProbeConfig {
+        client: ClientConfig {
+            request_timeout: wait,
+            idle_timeout: wait,
+            ..ClientConfig::default()
+        },
+        settle: Duration::from_millis(args.settle_ms),
+        ..ProbeConfig::default()
+    };
+    let connector = TcpConnector::new(Duration::from_secs(5));
+    match runtime.block_on(probe(connector, &args.url, &config)) {
+        Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("meshsim probe: cannot print the report: {error}");
+                ExitCode::from(1)
+            }
+        },
+        Ok(report) => {
+            print!("{}", render(&report));
+            ExitCode::SUCCESS
+        }
+        Err(error @ ClientError::Url { .. }) => {
+            eprintln!("meshsim probe: {error}");
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("meshsim probe: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The report as a table of claims beside measurements, then the contradictions.
+fn render(report: &ProbeReport) -> String {
+    let card = &report.card;
+    let claim =
+        |value: Option<bool>| value.map_or("(absent)".to_string(), |value| value.to_string());
+    let measured_bool = |value: Option<bool>| {
+        value.map_or("unknown".to_string(), |value| {
+            if value { "yes" } else { "no" }.to_string()
+        })
+    };
+    let label = |value: Option<String>| value.unwrap_or_else(|| "unknown".to_string());
+    let no_field = "(no Card field)".to_string();
+    let rows = [
+        ("streaming", claim(card.streaming), "-".to_string()),
+        (
+            "stateTransitionHistory",
+            claim(card.state_transition_history),
+            "-".to_string(),
+        ),
+        (
+            "stream closes on input-required",
+            no_field.clone(),
+            measured_bool(report.stream_closes_on_input_required),
+        ),
+        (
+            "task survives stream close",
+            no_field.clone(),
+            measured_bool(report.task_survives_stream_close),
+        ),
+        (
+            "resubscribe after input-required",
+            no_field.clone(),
+            label(report.resubscribe_after_input_required.map(|b| b.label())),
+        ),
+        (
+            "follow-up with same taskId",
+            no_field,
+            label(report.followup_same_task.map(|b| b.label().to_string())),
+        ),
+    ];
+    let mut out = format!(
+        "meshsim probe {} ({} Card: {} {})\n\n",
+        report.url, card.dialect, card.name, card.version
+    );
+    out.push_str(&format!(
+        "{:<34} {:<18} {}\n",
+        "", "Card claims", "measured"
+    ));
+    for (name, claimed, measured) in rows {
+        out.push_str(&format!("{name:<34} {claimed:<18} {measured}\n"));
+    }
+    out.push('\n');
+    out.push_str(&format!("first turn: {}\n", path(&report.first_turn)));
+    if !report.reached_input_required {
+        out.push_str("the agent never reached input-required: resumption was not measured\n");
+    }
+    if !report.followup_turn.is_empty() {
+        out.push_str(&format!(
+            "follow-up turn: {}\n",
+            path(&report.followup_turn)
+        ));
+    }
+    if let Some(get) = &report.get_after_followup {
+        out.push_str(&format!("get after follow-up: {get}\n"));
+    }
+    if let Some(cancel) = &report.cancel {
+        out.push_str(&format!("cancel at the end: {cancel}\n"));
+    }
+    out.push('\n');
+    if report.contradictions.is_empty() {
+        out.push_str("contradictions: none\n");
+    } else {
+        out.push_str(&format!(
+            "contradictions ({}):\n",
+            report.contradictions.len()
+        ));
+        for contradiction in &report.contradictions {
+            out.push_str(&format!(
+                "  - {}, but {}\n",
+                contradiction.claim, contradiction.observed
+            ));
+        }
+    }
+    for note in &report.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+fn path(states: &[TaskState]) -> String {
+    if states.is_empty() {
+        return "(no state)".to_string();
+    }
+    states
+        .iter()
+        .map(|state| state.name())
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
