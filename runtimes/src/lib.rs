@@ -8,14 +8,24 @@
 //! This crate never imports turmoil: it hands out routers, and its sidecar reaches its
 //! backend through any connector.
 
+pub mod behaviour;
+pub mod builtin;
+mod endpoint;
+mod executor;
 pub mod personality;
+pub mod runtime;
 pub mod script;
+mod store;
+mod stream;
 pub mod truth;
 
+pub use behaviour::{Behaviour, Knobs, TaskView};
+pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};
 pub use personality::{
     CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening,
     Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose, TerminalCancel,
     Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };
+pub use runtime::{Runtime, agent_card};
 pub use script::{Script, Step};
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

@@ -319,6 +319,8 @@ pub enum PersonalityError {
         #[source]
         source: std::io::Error,
     },
+    #[error("`{name}` is neither a built-in personality ({builtins}) nor a file")]
+    Unknown { name: String, builtins: String },
     #[error("personality file {path}: field `{field}`: {problem}")]
     Field {
         path: String,

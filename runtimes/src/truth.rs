@@ -72,10 +72,19 @@ impl TaskTruth {
 
 #[derive(Debug, Default)]
 struct Ledger {
-    tasks: BTreeMap<String, TaskTruth>,
-    /// Task ids in creation order.
-    order: Vec<String>,
+    /// Every task record in creation order. A v0.1 client chooses task ids, so after a
+    /// task was reaped or lost a new task may reuse its id: both records stay.
+    records: Vec<TaskTruth>,
+    /// The index of the latest record for each id.
+    latest: BTreeMap<String, usize>,
     instances: u32,
+}
+
+impl Ledger {
+    fn latest_mut(&mut self, id: &str) -> Option<&mut TaskTruth> {
+        let index = *self.latest.get(id)?;
+        self.records.get_mut(index)
+    }
 }
 
 /// A shared, cloneable handle on a host's ground truth.
@@ -97,24 +106,34 @@ impl GroundTruth {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// One task's record.
+    /// The latest record of the task with this id.
     pub fn task(&self, id: &str) -> Option<TaskTruth> {
-        self.lock().tasks.get(id).cloned()
-    }
-
-    /// Every task, in creation order.
-    pub fn tasks(&self) -> Vec<TaskTruth> {
         let ledger = self.lock();
         ledger
-            .order
+            .latest
+            .get(id)
+            .and_then(|index| ledger.records.get(*index))
+            .cloned()
+    }
+
+    /// Every record with this id, oldest first (more than one when an id was reused).
+    pub fn records(&self, id: &str) -> Vec<TaskTruth> {
+        self.lock()
+            .records
             .iter()
-            .filter_map(|id| ledger.tasks.get(id).cloned())
+            .filter(|task| task.id == id)
+            .cloned()
             .collect()
     }
 
-    /// The current state of a task, if it ever existed.
+    /// Every task record, in creation order.
+    pub fn tasks(&self) -> Vec<TaskTruth> {
+        self.lock().records.clone()
+    }
+
+    /// The current state of the task with this id, if it ever existed.
     pub fn state(&self, id: &str) -> Option<TaskState> {
-        self.lock().tasks.get(id).map(|task| task.state)
+        self.task(id).map(|task| task.state)
     }
 
     /// How many runtime instances have written here.
@@ -125,7 +144,7 @@ impl GroundTruth {
     /// The host crashed or bounced at `at`: every task still live is lost.
     pub fn host_lost(&self, at: Duration) {
         let mut ledger = self.lock();
-        for task in ledger.tasks.values_mut() {
+        for task in &mut ledger.records {
             if task.is_live() {
                 task.fate = Some(Fate::Lost { at });
             }
@@ -138,7 +157,7 @@ impl GroundTruth {
         let mut ledger = self.lock();
         let instance = ledger.instances;
         ledger.instances += 1;
-        for task in ledger.tasks.values_mut() {
+        for task in &mut ledger.records {
             if task.instance < instance && task.is_live() {
                 task.fate = Some(Fate::Lost { at });
             }
@@ -148,12 +167,13 @@ impl GroundTruth {
 
     pub(crate) fn created(&self, truth: TaskTruth) {
         let mut ledger = self.lock();
-        ledger.order.push(truth.id.clone());
-        ledger.tasks.insert(truth.id.clone(), truth);
+        let index = ledger.records.len();
+        ledger.latest.insert(truth.id.clone(), index);
+        ledger.records.push(truth);
     }
 
     pub(crate) fn transition(&self, id: &str, at: Duration, to: TaskState) {
-        if let Some(task) = self.lock().tasks.get_mut(id) {
+        if let Some(task) = self.lock().latest_mut(id) {
             task.transitions.push(Transition {
                 at,
                 from: Some(task.state),
@@ -164,7 +184,7 @@ impl GroundTruth {
     }
 
     pub(crate) fn reaped(&self, id: &str, at: Duration, reason: &str) {
-        if let Some(task) = self.lock().tasks.get_mut(id) {
+        if let Some(task) = self.lock().latest_mut(id) {
             task.fate = Some(Fate::Reaped {
                 at,
                 reason: reason.to_string(),
@@ -250,5 +270,24 @@ mod tests {
             Some(Fate::Reaped { .. })
         ));
         assert_eq!(truth.tasks().len(), 2);
+    }
+
+    #[test]
+    fn a_reused_id_keeps_both_records() {
+        let truth = GroundTruth::new();
+        truth.created(record("a", 0));
+        truth.reaped("a", Duration::from_secs(1), "stream closed");
+        let mut again = record("a", 0);
+        again.origin = Origin::FollowUpCreated {
+            requested_task_id: "a".to_string(),
+        };
+        truth.created(again);
+        truth.transition("a", Duration::from_secs(2), TaskState::Working);
+        let records = truth.records("a");
+        assert_eq!(records.len(), 2);
+        assert!(records[0].fate.is_some());
+        assert_eq!(records[0].state, TaskState::Submitted);
+        assert_eq!(records[1].state, TaskState::Working);
+        assert_eq!(truth.state("a"), Some(TaskState::Working));
     }
 }

@@ -1,0 +1,189 @@
+//! The JSON-RPC endpoint: reads a request in the runtime's dialect, checks v1.0's
+//! `A2A-Version`, dispatches to the task store and answers in the same dialect: a JSON
+//! body, or an SSE stream for streaming methods. Errors travel as HTTP 200 JSON-RPC error
+//! bodies; a request that fails before its stream starts gets plain JSON.
+
+use crate::store::Host;
+use crate::stream;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Response, header};
+use meshsim_protocol::{
+    DecodeError, ErrorCode, Method, Request, RequestId, RpcError, RpcRequest, RpcResponse,
+    RpcResult, version,
+};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// POST handler of the interface URL.
+pub(crate) async fn handle(
+    State(host): State<Arc<Host>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response<Body> {
+    let request = match read(&host, &headers, &body) {
+        Ok(request) => request,
+        Err((id, method, error)) => return answer_error(&host, id, method, error),
+    };
+    let method = request.request.method();
+    match dispatch(&host, request.request).await {
+        Ok(Answer::Result(result)) => json(
+            &host,
+            RpcResponse {
+                id: request.id,
+                outcome: Ok(result),
+            },
+        ),
+        Ok(Answer::Stream(subscription)) => stream::response(
+            subscription,
+            request.id,
+            host.dialect,
+            host.personality.keep_alive(),
+        ),
+        Err(error) => answer_error(&host, request.id, Some(method), error),
+    }
+}
+
+type Refusal = (RequestId, Option<Method>, RpcError);
+
+/// Parses and checks a request, or says which error answers it.
+fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Refusal> {
+    let codec = host.dialect.codec();
+    let json: Value = serde_json::from_slice(body).map_err(|problem| {
+        let error = RpcError::new(ErrorCode::ParseError, format!("invalid JSON: {problem}"));
+        (RequestId::Null, None, error)
+    })?;
+    let id = envelope_id(&json);
+    if !json.is_object() {
+        let error = RpcError::new(
+            ErrorCode::InvalidRequest,
+            "a request must be a JSON object (batches are not supported)",
+        );
+        return Err((id, None, error));
+    }
+    let header = headers
+        .get(version::HEADER)
+        .and_then(|value| value.to_str().ok());
+    version::check_request_version(host.dialect, header)
+        .map_err(|error| (id.clone(), None, error))?;
+    let Some(name) = json.get("method").and_then(Value::as_str) else {
+        let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
+        return Err((id, None, error));
+    };
+    let Some(method) = codec.method_from_name(name) else {
+        let error = RpcError::new(
+            ErrorCode::MethodNotFound,
+            format!("method `{name}` is not part of A2A {}", host.dialect),
+        );
+        return Err((id, None, error));
+    };
+    codec
+        .decode_request(&json)
+        .map_err(|problem| (id, Some(method), invalid(problem)))
+}
+
+/// The envelope's id if it has a usable one, for answering errors.
+fn envelope_id(json: &Value) -> RequestId {
+    match json.get("id") {
+        Some(Value::String(text)) => RequestId::String(text.clone()),
+        Some(Value::Number(number)) => number.as_i64().map_or(RequestId::Null, RequestId::Number),
+        _ => RequestId::Null,
+    }
+}
+
+/// A request the codec refused: a broken envelope is an invalid request, anything in
+/// `params` is invalid params.
+fn invalid(problem: DecodeError) -> RpcError {
+    let code = match problem.field.as_str() {
+        "" | "jsonrpc" | "id" | "method" => ErrorCode::InvalidRequest,
+        _ => ErrorCode::InvalidParams,
+    };
+    RpcError::new(code, problem.to_string())
+}
+
+enum Answer {
+    Result(RpcResult),
+    Stream(crate::store::Subscription),
+}
+
+async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError> {
+    match request {
+        Request::SendMessage(params) => {
+            let sent = host.send(params, false)?;
+            let task = match sent.settled {
+                Some(settled) => settled.await.map_err(|_| {
+                    RpcError::new(
+                        ErrorCode::TaskNotFound,
+                        "the task was dropped before its turn settled",
+                    )
+                })?,
+                None => sent.accepted,
+            };
+            Ok(Answer::Result(RpcResult::Task(task)))
+        }
+        Request::SendStreamingMessage(params) => {
+            let sent = host.send(params, true)?;
+            match sent.stream {
+                Some(subscription) => Ok(Answer::Stream(subscription)),
+                None => Ok(Answer::Result(RpcResult::Task(sent.accepted))),
+            }
+        }
+        Request::SubscribeToTask { id } => host.subscribe(&id).map(Answer::Stream),
+        Request::GetTask(params) => host
+            .get(&params.id, params.history_length)
+            .map(|task| Answer::Result(RpcResult::Task(task))),
+        Request::ListTasks(params) => host
+            .list(&params)
+            .map(|list| Answer::Result(RpcResult::TaskList(list))),
+        Request::CancelTask { id } => host
+            .cancel(&id)
+            .map(|task| Answer::Result(RpcResult::Task(task))),
+    }
+}
+
+fn answer_error(
+    host: &Host,
+    id: RequestId,
+    method: Option<Method>,
+    error: RpcError,
+) -> Response<Body> {
+    let method_name = method
+        .and_then(|method| host.dialect.codec().method_name(method))
+        .unwrap_or("-");
+    tracing::info!(target: "meshsim::runtime", runtime = host.personality.name.as_str(),
+        method = method_name, code = error.code.code(), "error answered");
+    json(
+        host,
+        RpcResponse {
+            id,
+            outcome: Err(error),
+        },
+    )
+}
+
+/// A JSON-RPC response as an HTTP 200 JSON body.
+fn json(host: &Host, response: RpcResponse) -> Response<Body> {
+    let codec = host.dialect.codec();
+    let body = match codec.encode_response(&response) {
+        Ok(encoded) => encoded.value.to_string(),
+        Err(problem) => {
+            let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
+            let fallback = RpcResponse {
+                id: response.id,
+                outcome: Err(error),
+            };
+            match codec.encode_response(&fallback) {
+                Ok(encoded) => encoded.value.to_string(),
+                Err(_) => serde_json::json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32603, "message": problem.to_string()}})
+                .to_string(),
+            }
+        }
+    };
+    let mut answer = Response::new(Body::from(body));
+    answer.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    answer
+}

@@ -1,0 +1,154 @@
+//! A runtime: a personality speaking one dialect, as an `axum::Router`.
+//!
+//! The router serves the Agent Card at the dialect's well-known path and JSON-RPC at `/`.
+//! It does no I/O of its own: the simulation serves it over turmoil, `meshsim serve` over
+//! real TCP.
+
+use crate::behaviour::{Behaviour, Knobs};
+use crate::endpoint;
+use crate::personality::Personality;
+use crate::store::Host;
+use crate::truth::GroundTruth;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use axum::routing::{get, post};
+use meshsim_protocol::clock::Clock;
+use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
+use std::sync::Arc;
+
+/// Everything a runtime instance is made of. Build one, keep its [`GroundTruth`] (or hand
+/// one in to outlive restarts), then turn it into a router.
+#[derive(Clone)]
+pub struct Runtime {
+    personality: Personality,
+    dialect: Dialect,
+    clock: Clock,
+    seed: u64,
+    truth: GroundTruth,
+    behaviour: Arc<dyn Behaviour>,
+}
+
+impl Runtime {
+    /// A runtime with the knob-driven behaviour and a fresh ground truth. `seed` drives its
+    /// work durations and its task, context and message ids.
+    pub fn new(personality: Personality, dialect: Dialect, clock: Clock, seed: u64) -> Self {
+        Runtime {
+            personality,
+            dialect,
+            clock,
+            seed,
+            truth: GroundTruth::new(),
+            behaviour: Arc::new(Knobs),
+        }
+    }
+
+    /// Writes to `truth` instead (e.g. the same handle across a host's restarts).
+    pub fn with_truth(mut self, truth: GroundTruth) -> Self {
+        self.truth = truth;
+        self
+    }
+
+    /// Decides with `behaviour` instead of the plain knobs.
+    pub fn with_behaviour(mut self, behaviour: impl Behaviour) -> Self {
+        self.behaviour = Arc::new(behaviour);
+        self
+    }
+
+    /// The ground truth this runtime writes.
+    pub fn truth(&self) -> GroundTruth {
+        self.truth.clone()
+    }
+
+    pub fn personality(&self) -> &Personality {
+        &self.personality
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Starts an instance (an empty task store) and returns its router. Each call is a new
+    /// instance, as after a restart: tasks the previous one held are lost.
+    pub fn router(&self) -> Router {
+        let host = Host::new(
+            self.personality.clone(),
+            self.dialect,
+            self.clock.clone(),
+            self.seed,
+            self.truth.clone(),
+            Arc::clone(&self.behaviour),
+        );
+        Router::new()
+            .route(self.dialect.card_path(), get(card))
+            .route("/", post(endpoint::handle))
+            .with_state(host)
+    }
+}
+
+/// The Agent Card, pointing at the address the client used to reach it.
+async fn card(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Body> {
+    let authority = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("localhost");
+    let card = agent_card(
+        &host.personality,
+        host.dialect,
+        &format!("http://{authority}/"),
+    );
+    match host.dialect.codec().encode_card(&card) {
+        Ok(encoded) => {
+            let mut response = Response::new(Body::from(encoded.value.to_string()));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(problem) => {
+            let mut response = Response::new(Body::from(problem.to_string()));
+            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            response
+        }
+    }
+}
+
+/// The Card a personality serves in a dialect at `url`.
+pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> AgentCard {
+    let claims = &personality.card;
+    let text = vec!["text/plain".to_string()];
+    AgentCard {
+        name: claims.name.clone(),
+        description: Some(claims.description.clone()),
+        version: claims.version.clone(),
+        interfaces: vec![AgentInterface {
+            url: url.to_string(),
+            protocol_binding: "JSONRPC".to_string(),
+            protocol_version: dialect.protocol_version().map(str::to_string),
+        }],
+        capabilities: AgentCapabilities {
+            streaming: Some(claims.streaming),
+            push_notifications: Some(claims.push_notifications),
+            // v1.0 removed the placeholder (A2A #1396).
+            state_transition_history: (dialect != Dialect::V1_0)
+                .then_some(claims.state_transition_history),
+            extended_agent_card: None,
+        },
+        default_input_modes: text.clone(),
+        default_output_modes: text.clone(),
+        skills: vec![AgentSkill {
+            id: "lifecycle".to_string(),
+            name: "Lifecycle".to_string(),
+            description: Some(
+                "Asks a clarifying question, then completes; see docs/personalities.md".to_string(),
+            ),
+            tags: vec!["meshsim".to_string()],
+            examples: vec!["book a table for two".to_string()],
+            input_modes: text.clone(),
+            output_modes: text,
+        }],
+        security_schemes: Vec::new(),
+    }
+}

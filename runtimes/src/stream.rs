@@ -1,0 +1,93 @@
+//! SSE response bodies: a task's events, each a JSON-RPC response encoded by the dialect's
+//! codec in one `data:` line, with `: ping` comments when the personality sends keep-alives.
+
+use crate::store::Subscription;
+use axum::body::Body;
+use axum::http::{HeaderValue, Response, header};
+use bytes::Bytes;
+use meshsim_protocol::{
+    Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, sse,
+};
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio::time::{Interval, MissedTickBehavior};
+
+/// What a stream body needs between two events.
+struct StreamState {
+    subscription: Subscription,
+    request_id: RequestId,
+    dialect: Dialect,
+    keep_alive: Option<Interval>,
+}
+
+enum Next {
+    Event(Option<StreamEvent>),
+    Ping,
+}
+
+/// An SSE response carrying the subscription's events until the store closes it.
+pub(crate) fn response(
+    subscription: Subscription,
+    request_id: RequestId,
+    dialect: Dialect,
+    keep_alive: Option<Duration>,
+) -> Response<Body> {
+    let keep_alive = keep_alive.map(|period| {
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        interval
+    });
+    let state = StreamState {
+        subscription,
+        request_id,
+        dialect,
+        keep_alive,
+    };
+    let frames = futures_util::stream::unfold(state, |mut state| async move {
+        let next = match &mut state.keep_alive {
+            Some(interval) => tokio::select! {
+                biased;
+                event = state.subscription.events.recv() => Next::Event(event),
+                _ = interval.tick() => Next::Ping,
+            },
+            None => Next::Event(state.subscription.events.recv().await),
+        };
+        let frame = match next {
+            Next::Event(None) => return None,
+            Next::Event(Some(event)) => event_frame(&state, event),
+            Next::Ping => sse::comment("ping"),
+        };
+        Some((Ok::<_, Infallible>(Bytes::from(frame)), state))
+    });
+    let mut response = Response::new(Body::from_stream(frames));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(sse::CONTENT_TYPE),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// One event as an SSE frame; an event the dialect cannot express becomes an internal
+/// error response, so the client sees why rather than a gap.
+fn event_frame(state: &StreamState, event: StreamEvent) -> String {
+    let codec = state.dialect.codec();
+    let response = RpcResponse {
+        id: state.request_id.clone(),
+        outcome: Ok(RpcResult::Event(event)),
+    };
+    let encoded = codec.encode_response(&response).or_else(|problem| {
+        tracing::info!(target: "meshsim::runtime", task = %state.subscription.task_id,
+            code = ErrorCode::InternalError.code(), problem = %problem, "error answered");
+        let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
+        codec.encode_response(&RpcResponse {
+            id: state.request_id.clone(),
+            outcome: Err(error),
+        })
+    });
+    match encoded {
+        Ok(encoded) => sse::frame(&encoded.value.to_string()),
+        Err(problem) => sse::comment(&format!("unencodable event: {problem}")),
+    }
+}
