@@ -6,6 +6,20 @@
 //!
 //! Everything that runs inside a simulation follows the determinism rules: simulated time
 //! only, randomness from named sub-seeds, ordered maps, no `Date` header.
+//!
+//! # Turmoil facts host code must respect
+//!
+//! - No TCP retransmission: a segment lost to a partition or to `loss` stalls its connection
+//!   for good, so every read needs an idle timeout and every write a stall bound
+//!   ([`transport::TimeoutIo`]).
+//! - A connect completes only when the server *accepts*; a partitioned SYN fails the connect
+//!   at once, a held one hangs until the connect timeout.
+//! - On a crash the host's tokio runtime drops its `tokio::spawn`ed tasks in an order that
+//!   depends on process-global task ids: tasks that own sockets or emit trace events on drop
+//!   must be spawned with `tokio::task::spawn_local` inside a simulation (turmoil hosts run in
+//!   a `LocalSet`), or simulations running in parallel threads diverge. [`serve`] does this.
+//! - `tcp_capacity` is also the accept backlog; overflowing it panics inside turmoil, which
+//!   the runner reports as [`RunError::Simulation`].
 
 pub mod clock;
 pub mod fault;

@@ -281,9 +281,19 @@ impl Runner {
                 break;
             }
             time.set_stepping(true);
-            let stepped = world.sim.step();
+            // Turmoil panics on some overloads (e.g. an accept backlog beyond `tcp_capacity`):
+            // report that as a failed run instead of unwinding through the caller.
+            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| world.sim.step()));
             time.set_stepping(false);
-            clients_done = stepped.map_err(|err| RunError::Simulation(err.to_string()))?;
+            clients_done = match stepped {
+                Ok(result) => result.map_err(|err| RunError::Simulation(err.to_string()))?,
+                Err(panic) => {
+                    return Err(RunError::Simulation(format!(
+                        "turmoil panicked: {}",
+                        panic_message(panic.as_ref())
+                    )));
+                }
+            };
         }
         let elapsed = world.sim.elapsed();
         time.set_elapsed(elapsed);

@@ -274,3 +274,31 @@ fn the_trace_file_holds_the_same_lines_and_hash() {
     assert_eq!(lines, run.trace.lines());
     assert_eq!(TraceHash::of_lines(lines), run.record.trace_hash);
 }
+
+#[test]
+fn a_turmoil_panic_is_a_simulation_error() {
+    let mut small = config(1_000, 1_000);
+    small.tcp_capacity = 1;
+    let mut runner = Runner::new(Seed::new(1), small);
+    // Bound but never accepting: every SYN waits in the one-slot backlog.
+    runner.host("server", || async {
+        let _listener = SimListener::bind(80).await?;
+        pending().await
+    });
+    for name in ["c0", "c1", "c2"] {
+        runner.client(name, async {
+            let connector = TurmoilConnector::new(Duration::from_millis(500));
+            let _ = connector.oneshot("http://server:80/".parse()?).await;
+            Ok(())
+        });
+    }
+    match runner.run() {
+        Err(RunError::Simulation(message)) => {
+            assert!(message.contains("server socket buffer full"), "{message}")
+        }
+        other => panic!(
+            "expected a simulation error, got {:?}",
+            other.map(|run| run.record)
+        ),
+    }
+}
