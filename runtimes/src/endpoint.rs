@@ -31,7 +31,7 @@ pub(crate) async fn handle(
             &host,
             RpcResponse {
                 id: request.id,
-                outcome: Ok(result),
+                outcome: Ok(*result),
             },
         ),
         Ok(Answer::Stream(subscription)) => stream::response(
@@ -102,7 +102,7 @@ fn invalid(problem: DecodeError) -> RpcError {
 }
 
 enum Answer {
-    Result(RpcResult),
+    Result(Box<RpcResult>),
     Stream(crate::store::Subscription),
 }
 
@@ -119,25 +119,25 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
                 })?,
                 None => sent.accepted,
             };
-            Ok(Answer::Result(RpcResult::Task(task)))
+            Ok(Answer::Result(Box::new(RpcResult::Task(task))))
         }
         Request::SendStreamingMessage(params) => {
             let sent = host.send(params, true)?;
             match sent.stream {
                 Some(subscription) => Ok(Answer::Stream(subscription)),
-                None => Ok(Answer::Result(RpcResult::Task(sent.accepted))),
+                None => Ok(Answer::Result(Box::new(RpcResult::Task(sent.accepted)))),
             }
         }
         Request::SubscribeToTask { id } => host.subscribe(&id).map(Answer::Stream),
         Request::GetTask(params) => host
             .get(&params.id, params.history_length)
-            .map(|task| Answer::Result(RpcResult::Task(task))),
+            .map(|task| Answer::Result(Box::new(RpcResult::Task(task)))),
         Request::ListTasks(params) => host
             .list(&params)
-            .map(|list| Answer::Result(RpcResult::TaskList(list))),
+            .map(|list| Answer::Result(Box::new(RpcResult::TaskList(list)))),
         Request::CancelTask { id } => host
             .cancel(&id)
-            .map(|task| Answer::Result(RpcResult::Task(task))),
+            .map(|task| Answer::Result(Box::new(RpcResult::Task(task)))),
     }
 }
 

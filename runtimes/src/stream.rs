@@ -21,7 +21,7 @@ struct StreamState {
 }
 
 enum Next {
-    Event(Option<StreamEvent>),
+    Event(Option<Box<StreamEvent>>),
     Ping,
 }
 
@@ -47,14 +47,14 @@ pub(crate) fn response(
         let next = match &mut state.keep_alive {
             Some(interval) => tokio::select! {
                 biased;
-                event = state.subscription.events.recv() => Next::Event(event),
+                event = state.subscription.events.recv() => Next::Event(event.map(Box::new)),
                 _ = interval.tick() => Next::Ping,
             },
-            None => Next::Event(state.subscription.events.recv().await),
+            None => Next::Event(state.subscription.events.recv().await.map(Box::new)),
         };
         let frame = match next {
             Next::Event(None) => return None,
-            Next::Event(Some(event)) => event_frame(&state, event),
+            Next::Event(Some(event)) => event_frame(&state, *event),
             Next::Ping => sse::comment("ping"),
         };
         Some((Ok::<_, Infallible>(Bytes::from(frame)), state))
