@@ -19,7 +19,7 @@ use super::record::{NodeReport, Outcome, Role, Run, RunRecord};
 use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
 use crate::sim_time::SimTime;
-use crate::trace::{FAULT_TARGET, Recorder};
+use crate::trace::Recorder;
 
 /// What host and client software returns (turmoil's result type).
 pub type HostResult = Result<(), Box<dyn Error>>;
@@ -202,39 +202,10 @@ impl Runner {
         }
         let guard = recorder.install();
 
-        let mut builder = turmoil::Builder::new();
-        builder
-            .epoch(config.epoch)
-            .rng_seed(seed.derive(names::TURMOIL).value())
-            .tick_duration(config.tick)
-            .simulation_duration(config.chaos + config.liveness + Duration::from_secs(1))
-            .min_message_latency(config.min_latency)
-            .max_message_latency(config.max_latency)
-            .tcp_capacity(config.tcp_capacity);
-        if config.random_node_order {
-            builder.enable_random_order();
-        }
-        let mut sim = builder.build();
-
+        let mut sim = turmoil_builder(seed, &config).build();
         let reports: Reports = Rc::new(RefCell::new(BTreeMap::new()));
-        let mut nodes = Vec::new();
-        for (name, software) in hosts {
-            register(&reports, &name, Role::Host);
-            let (reports, node) = (reports.clone(), name.clone());
-            sim.host(name.as_str(), move || {
-                supervise(software(), reports.clone(), node.clone())
-            });
-            nodes.push(name);
-        }
         let has_clients = !clients.is_empty();
-        for (name, future) in clients {
-            register(&reports, &name, Role::Client);
-            sim.client(
-                name.as_str(),
-                supervise(future, reports.clone(), name.clone()),
-            );
-            nodes.push(name);
-        }
+        let nodes = register_nodes(&mut sim, &reports, hosts, clients);
 
         let deadline = config.chaos + config.liveness;
         let mut world = World {
@@ -297,7 +268,7 @@ impl Runner {
         }
         let elapsed = world.sim.elapsed();
         time.set_elapsed(elapsed);
-        tracing::info!(target: FAULT_TARGET, event = "end", clients_done);
+        tracing::info!(target: RUNNER_TARGET, event = "end", clients_done);
         // Stop recording before tearing the hosts down: the runtime drops `tokio::spawn`ed
         // tasks in an order that depends on process-global task ids.
         drop(guard);
@@ -325,6 +296,51 @@ impl Runner {
         };
         Ok(Run { record, trace })
     }
+}
+
+/// A turmoil builder pinned to the run's seed, epoch and network settings.
+fn turmoil_builder(seed: Seed, config: &RunConfig) -> turmoil::Builder {
+    let mut builder = turmoil::Builder::new();
+    builder
+        .epoch(config.epoch)
+        .rng_seed(seed.derive(names::TURMOIL).value())
+        .tick_duration(config.tick)
+        // Past the runner's own bound, so the runner always decides when a run ends.
+        .simulation_duration(config.chaos + config.liveness + Duration::from_secs(1))
+        .min_message_latency(config.min_latency)
+        .max_message_latency(config.max_latency)
+        .tcp_capacity(config.tcp_capacity);
+    if config.random_node_order {
+        builder.enable_random_order();
+    }
+    builder
+}
+
+/// Registers every node under supervision; returns the names in registration order.
+fn register_nodes(
+    sim: &mut turmoil::Sim<'_>,
+    reports: &Reports,
+    hosts: Vec<(String, Software)>,
+    clients: Vec<(String, LocalFuture)>,
+) -> Vec<String> {
+    let mut nodes = Vec::new();
+    for (name, software) in hosts {
+        register(reports, &name, Role::Host);
+        let (reports, node) = (reports.clone(), name.clone());
+        sim.host(name.as_str(), move || {
+            supervise(software(), reports.clone(), node.clone())
+        });
+        nodes.push(name);
+    }
+    for (name, future) in clients {
+        register(reports, &name, Role::Client);
+        sim.client(
+            name.as_str(),
+            supervise(future, reports.clone(), name.clone()),
+        );
+        nodes.push(name);
+    }
+    nodes
 }
 
 fn millis(duration: Duration) -> u64 {
