@@ -100,7 +100,7 @@ impl<C: Connector> NaiveConsumer<C> {
                 .map(|()| None)
         };
         match first {
-            Ok(Some(stream)) => read(&mut session, &mut belief, stream).await,
+            Ok(Some(stream)) => read(&mut session, &mut belief, stream, Purpose::Watch).await,
             Ok(None) => {}
             Err(error) => {
                 return Outcome::GaveUp {
@@ -123,7 +123,7 @@ impl<C: Connector> NaiveConsumer<C> {
                     .recorder
                     .decision(&task_id, "resubscribe", "the Card says streaming");
                 match session.client.subscribe(&task_id).await {
-                    Ok(stream) => read(&mut session, &mut belief, stream).await,
+                    Ok(stream) => read(&mut session, &mut belief, stream, Purpose::Watch).await,
                     Err(error) => note_error(&mut session, &task_id, &error),
                 }
                 if let Some(outcome) = outcome_of(&belief) {
@@ -138,7 +138,9 @@ impl<C: Connector> NaiveConsumer<C> {
                 let message = session.follow_up_message(&task_id, context.as_deref(), &job.answer);
                 if streaming {
                     match session.client.stream_message(message).await {
-                        Ok(stream) => read(&mut session, &mut belief, stream).await,
+                        Ok(stream) => {
+                            read(&mut session, &mut belief, stream, Purpose::Answer).await
+                        }
                         Err(error) => note_error(&mut session, &task_id, &error),
                     }
                 } else {
@@ -163,12 +165,23 @@ impl<C: Connector> NaiveConsumer<C> {
     }
 }
 
+/// Why a stream was opened.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// To follow the task (first send, resubscribe).
+    Watch,
+    /// To see the task resume after an answer: an event repeating the pending question
+    /// (some runtimes open every turn with the task as it stands) does not end the read.
+    Answer,
+}
+
 /// Reads a stream until it ends or reaches a state that waits for the client or ends the
 /// task, applying every event.
 async fn read<C: Connector>(
     session: &mut Session<'_, C>,
     belief: &mut Belief,
     mut stream: EventStream,
+    purpose: Purpose,
 ) {
     let connection = session.next_connection();
     let mut index = 0;
@@ -181,8 +194,10 @@ async fn read<C: Connector>(
                     kind: kind_of(&event),
                 };
                 index += 1;
-                let stops = apply(session, belief, &event, at);
-                if stops {
+                let before = belief.state;
+                let settles = apply(session, belief, &event, at);
+                let repeat = purpose == Purpose::Answer && belief.state == before;
+                if settles && !repeat {
                     break;
                 }
             }

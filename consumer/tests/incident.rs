@@ -89,3 +89,25 @@ fn naive_consumer_loses_the_task_against_jvm_reaping() {
         assert!(!divergences(&report, &truth).is_empty(), "{context}");
     }
 }
+
+#[test]
+fn only_the_seeds_misbehaving_runtimes_break_the_naive_consumer() {
+    for personality in meshsim_runtimes::BUILTIN_NAMES {
+        for dialect in Dialect::ALL {
+            for kind in [Kind::Naive, Kind::Reconciling] {
+                let (report, truth) = run_incident(personality, dialect, kind, 11);
+                let problems = divergences(&report, &truth);
+                let breaks = matches!(kind, Kind::Naive)
+                    && ["go-replaying", "jvm-reaping"].contains(&personality);
+                let context = format!("{personality} {dialect} {kind:?}: {problems:?} {report:#?}");
+                assert_eq!(!problems.is_empty(), breaks, "{context}");
+                let completed = matches!(report.outcome, Outcome::Completed { .. });
+                assert_eq!(
+                    completed,
+                    !(breaks && personality == "jvm-reaping"),
+                    "{context}"
+                );
+            }
+        }
+    }
+}
