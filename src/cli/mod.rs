@@ -2,7 +2,9 @@
 //! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
 
 mod decode;
+mod list;
 mod probe;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,6 +25,10 @@ pub enum Command {
     /// Measure a real agent's task lifecycle (resubscribe, follow-up, reaping) and print it
     /// beside its Agent Card's claims, naming each contradiction.
     Probe(probe::ProbeArgs),
+    /// Run one runtime personality on real TCP (loopback by default) and print its URL.
+    Serve(serve::ServeArgs),
+    /// Name every built-in runtime personality and every wire dialect.
+    List,
 }
 
 impl Command {
@@ -31,6 +37,8 @@ impl Command {
         match self {
             Command::Decode(args) => decode::run(args),
             Command::Probe(args) => probe::run(args),
+            Command::Serve(args) => serve::run(args),
+            Command::List => list::run(),
         }
     }
 }

@@ -1,0 +1,75 @@
+//! `meshsim serve --runtime NAME|FILE [--dialect D] [--addr 127.0.0.1:PORT] [--seed S]`:
+//! runs one runtime personality on real TCP (loopback unless told otherwise, wall clock)
+//! until interrupted, printing the URL it listens on, so consumer code in any language can
+//! be pointed at it.
+
+use clap::Args;
+use meshsim_protocol::Dialect;
+use meshsim_protocol::clock::Clock;
+use meshsim_runtimes::{Runtime, resolve};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A built-in personality (see `meshsim list`) or the path of a personality file.
+    #[arg(long)]
+    runtime: String,
+    /// The wire dialect to speak: v0.1, v0.3 or v1.0.
+    #[arg(long, default_value = "v1.0")]
+    dialect: Dialect,
+    /// Where to listen; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    addr: SocketAddr,
+    /// Seed of the runtime's work durations and ids.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+pub fn run(args: ServeArgs) -> ExitCode {
+    let personality = match resolve(&args.runtime) {
+        Ok(personality) => personality,
+        Err(error) => {
+            eprintln!("meshsim serve: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("meshsim serve: cannot start the async runtime: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async {
+        let listener = match tokio::net::TcpListener::bind(args.addr).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("meshsim serve: cannot listen on {}: {error}", args.addr);
+                return ExitCode::from(1);
+            }
+        };
+        let addr = match listener.local_addr() {
+            Ok(addr) => addr,
+            Err(error) => {
+                eprintln!("meshsim serve: {error}");
+                return ExitCode::from(1);
+            }
+        };
+        let name = personality.name.clone();
+        let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed);
+        println!(
+            "meshsim serve: {name} speaking A2A {} on http://{addr}/",
+            args.dialect
+        );
+        println!("card: http://{addr}{}", args.dialect.card_path());
+        tokio::select! {
+            biased;
+            _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+            _ = meshsim_sim::serve(listener, runtime.router()) => ExitCode::SUCCESS,
+        }
+    })
+}
