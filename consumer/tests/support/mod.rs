@@ -9,7 +9,7 @@ use meshsim_consumer::{
     Consumer, Deadlines, Job, JobReport, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
 };
 use meshsim_protocol::{Dialect, TaskState};
-use meshsim_runtimes::{GroundTruth, Runtime, builtin};
+use meshsim_runtimes::{GroundTruth, Personality, Runtime, builtin};
 use meshsim_sim::{SimListener, TurmoilConnector, epoch, serve, sim_clock};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -51,6 +51,17 @@ pub fn run_incident(
     seed: u64,
 ) -> (JobReport, GroundTruth) {
     let personality = builtin(personality).expect("a built-in personality");
+    run_job(personality, dialect, kind, seed, incident_job())
+}
+
+/// Runs `job` with `kind` against `personality` speaking `dialect` on host `agent`.
+pub fn run_job(
+    personality: Personality,
+    dialect: Dialect,
+    kind: Kind,
+    seed: u64,
+    job: Job,
+) -> (JobReport, GroundTruth) {
     let runtime = Runtime::new(personality, dialect, sim_clock(), seed);
     let truth = runtime.truth();
     let mut sim = turmoil::Builder::new()
@@ -77,7 +88,7 @@ pub fn run_incident(
                 seed,
             )),
         };
-        let report = consumer.run(incident_job()).await;
+        let report = consumer.run(job).await;
         *out.borrow_mut() = Some(report);
         Ok(())
     });
