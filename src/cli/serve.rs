@@ -7,6 +7,7 @@ use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{Runtime, resolve};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -61,11 +62,14 @@ pub fn run(args: ServeArgs) -> ExitCode {
         };
         let name = personality.name.clone();
         let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed);
-        println!(
-            "meshsim serve: {name} speaking A2A {} on http://{addr}/",
-            args.dialect
+        // Whoever started us may stop reading stdout; serving goes on regardless.
+        let mut stdout = std::io::stdout();
+        let dialect = args.dialect;
+        let _ = writeln!(
+            stdout,
+            "meshsim serve: {name} speaking A2A {dialect} on http://{addr}/"
         );
-        println!("card: http://{addr}{}", args.dialect.card_path());
+        let _ = writeln!(stdout, "card: http://{addr}{}", dialect.card_path());
         tokio::select! {
             biased;
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
