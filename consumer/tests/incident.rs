@@ -4,7 +4,7 @@
 
 mod support;
 
-use meshsim_consumer::Outcome;
+use meshsim_consumer::{FollowupBehaviour, Outcome};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Fate;
 use support::{
@@ -34,6 +34,19 @@ fn reconciling_consumer_completes_the_incident_against_every_seed_runtime() {
                 Vec::<String>::new(),
                 "{context}"
             );
+            // What it learned agrees with the seed's table wherever it learned anything.
+            let profile = report.profile.as_ref().expect("a learned profile");
+            let (survives, followup) = match personality {
+                "python-correct" => (true, Some(FollowupBehaviour::Resumes)),
+                "go-replaying" => (true, Some(FollowupBehaviour::ResumesWithDuplicateSubmitted)),
+                _ => (false, None),
+            };
+            assert_eq!(
+                profile.task_survives_stream_close,
+                Some(survives),
+                "{context}"
+            );
+            assert_eq!(profile.followup_same_task, followup, "{context}");
         }
     }
 }

@@ -323,7 +323,6 @@ impl<C: Connector> Run<'_, C> {
                     AnomalyKind::NewTaskOnFollowup,
                     format!("the peer answered about task {other}"),
                 );
-                self.learn(Observed::Followup(FollowupBehaviour::NewTask));
                 self.session
                     .abandon(&other, "started by the peer in place of a follow-up")
                     .await;
@@ -424,19 +423,25 @@ impl<C: Connector> Run<'_, C> {
             task.streamed |= streamed;
         }
         match sent {
+            // The profile describes follow-ups to a task whose stream closed; an answer to
+            // a task that never streamed says nothing about that.
             Ok(report) => {
-                if !matches!(report.end, ReadEnd::ForeignTask(_)) && report.applied > 0 {
-                    let behaviour = if report.duplicate_submitted {
-                        FollowupBehaviour::ResumesWithDuplicateSubmitted
-                    } else {
-                        FollowupBehaviour::Resumes
-                    };
+                let behaviour = if matches!(report.end, ReadEnd::ForeignTask(_)) {
+                    Some(FollowupBehaviour::NewTask)
+                } else if report.duplicate_submitted {
+                    Some(FollowupBehaviour::ResumesWithDuplicateSubmitted)
+                } else {
+                    (report.applied > 0).then_some(FollowupBehaviour::Resumes)
+                };
+                if let Some(behaviour) = behaviour.filter(|_| streamed_before) {
                     self.learn(Observed::Followup(behaviour));
                 }
                 Ok(report)
             }
             Err(error) if error.is_task_not_found() => {
-                self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
+                if streamed_before {
+                    self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
+                }
                 Err(self.task_lost(&id, &error))
             }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
