@@ -15,6 +15,7 @@ mod executor;
 pub mod personality;
 pub mod runtime;
 pub mod script;
+pub mod sidecar;
 mod store;
 mod stream;
 pub mod truth;
@@ -28,4 +29,5 @@ pub use personality::{
 };
 pub use runtime::{Runtime, agent_card};
 pub use script::{Script, Step};
+pub use sidecar::Sidecar;
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

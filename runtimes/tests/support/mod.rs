@@ -89,11 +89,19 @@ impl EventReader {
     }
 
     async fn next_unbounded(&mut self) -> Option<RpcResponse> {
+        self.next_or_broken().await.expect("stream body broke")
+    }
+
+    /// The next event, `Ok(None)` on a clean close, `Err` when the body broke off.
+    pub async fn next_or_broken(&mut self) -> Result<Option<RpcResponse>, String> {
         loop {
             if let Some(response) = self.pending.pop_front() {
-                return Some(response);
+                return Ok(Some(response));
             }
-            let frame = self.body.frame().await?.expect("stream body broke");
+            let Some(frame) = self.body.frame().await else {
+                return Ok(None);
+            };
+            let frame = frame.map_err(|problem| problem.to_string())?;
             let Ok(data) = frame.into_data() else {
                 continue;
             };
