@@ -303,7 +303,7 @@ impl<C: Connector> Probe<'_, C> {
         let restarted = seen.states.contains(&TaskState::Submitted);
         let behaviour = if let Some(other) = other_id {
             self.report.notes.push(format!(
-                "the follow-up was answered by task {other}; canceled it"
+                "the follow-up was answered by another task, {other}"
             ));
             self.cancel_quietly(&other).await;
             Some(FollowupBehaviour::NewTask)
@@ -330,11 +330,15 @@ impl<C: Connector> Probe<'_, C> {
         });
     }
 
+    /// Cancels a task the probe did not mean to start; one already gone is fine.
     async fn cancel_quietly(&mut self, task_id: &str) {
-        if let Err(error) = self.client.cancel_task(task_id).await {
-            self.report
+        match self.client.cancel_task(task_id).await {
+            Ok(_) => {}
+            Err(error) if error.is_task_not_found() => {}
+            Err(error) => self
+                .report
                 .notes
-                .push(format!("cancel of {task_id}: {error}"));
+                .push(format!("cancel of {task_id}: {error}")),
         }
     }
 
@@ -430,7 +434,7 @@ pub fn contradictions(report: &ProbeReport) -> Vec<Contradiction> {
                 "a follow-up with the same taskId {}",
                 match behaviour {
                     FollowupBehaviour::ResumesWithDuplicateSubmitted =>
-                        "resumes, but emits a second `submitted`",
+                        "resumes only after a second `submitted`",
                     FollowupBehaviour::NewTask => "starts a new task",
                     _ => "answers -32001 TaskNotFound",
                 }
