@@ -184,6 +184,31 @@ impl Client {
         }
     }
 
+    /// The HTTP status of a GET of `path`.
+    pub async fn get_status(&self, path: &str) -> u16 {
+        let request = HttpRequest::builder()
+            .method(HttpMethod::GET)
+            .uri(path)
+            .header("host", self.authority())
+            .body(Body::empty())
+            .unwrap();
+        self.exchange(request).await.status().as_u16()
+    }
+
+    /// Posts raw bytes and decodes the JSON-RPC answer, which must be plain JSON.
+    pub async fn post_json(&self, body: &str, version_header: Option<&str>) -> RpcResponse {
+        let response = self.post_versioned(body.to_string(), version_header).await;
+        assert_eq!(response.status(), 200, "errors travel as HTTP 200");
+        let content_type = response.headers().get("content-type").cloned();
+        assert_eq!(content_type.unwrap(), "application/json");
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let json: Value = serde_json::from_slice(&bytes).unwrap();
+        self.dialect
+            .codec()
+            .decode_response(&json, None)
+            .expect("decodes")
+    }
+
     /// GET the Card at the dialect's well-known path.
     pub async fn card(&self) -> AgentCard {
         let request = HttpRequest::builder()
@@ -209,12 +234,22 @@ impl Client {
 
     /// Posts raw bytes to `/` with the dialect's version header.
     pub async fn post_raw(&self, body: impl Into<Bytes>) -> HttpResponse<Body> {
+        self.post_versioned(body, version::request_header_value(self.dialect))
+            .await
+    }
+
+    /// Posts raw bytes to `/` with the given `A2A-Version` header (or none).
+    pub async fn post_versioned(
+        &self,
+        body: impl Into<Bytes>,
+        version_header: Option<&str>,
+    ) -> HttpResponse<Body> {
         let mut builder = HttpRequest::builder()
             .method(HttpMethod::POST)
             .uri("/")
             .header("host", self.authority())
             .header("content-type", "application/json");
-        if let Some(value) = version::request_header_value(self.dialect) {
+        if let Some(value) = version_header {
             builder = builder.header(version::HEADER, value);
         }
         self.exchange(builder.body(Body::from(body.into())).unwrap())
