@@ -3,8 +3,8 @@
 
 mod support;
 
-use meshsim_consumer::Outcome;
 use meshsim_consumer::report::CancelResult;
+use meshsim_consumer::{Outcome, ReconcilingConfig};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::builtin;
 use support::{Kind, divergences, incident_job, run_job};
@@ -22,8 +22,9 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
             matches!(report.outcome, Outcome::GaveUp { .. }),
             "{context}"
         );
-        // One deadline per dispatch (three), each for `submitted`, each task canceled.
-        assert_eq!(report.deadlines.len(), 3, "{context}");
+        // One deadline per dispatch, each for `submitted`, each task canceled.
+        let dispatches = ReconcilingConfig::default().max_dispatches as usize;
+        assert_eq!(report.deadlines.len(), dispatches, "{context}");
         assert!(
             report
                 .deadlines
@@ -31,7 +32,7 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
                 .all(|hit| hit.state == TaskState::Submitted),
             "{context}"
         );
-        assert_eq!(report.tasks.len(), 3, "{context}");
+        assert_eq!(report.tasks.len(), dispatches, "{context}");
         for view in &report.tasks {
             let abandoned = view.abandoned.as_ref().expect("abandoned");
             assert_eq!(

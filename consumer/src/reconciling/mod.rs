@@ -37,8 +37,12 @@ use tracked::Tracked;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconcilingConfig {
     pub client: ClientConfig,
-    /// New tasks it may start for one job (the first dispatch included).
+    /// New tasks it may start for one job (the first dispatch included); also how often
+    /// it tries to read the Card.
     pub max_dispatches: u32,
+    /// Pause before the second attempt; it doubles with each further attempt (up to 16
+    /// times), so that a partition or a restarting peer has time to come back.
+    pub retry_backoff: Duration,
     /// Follow-ups it may send to one task.
     pub max_turns: u32,
     /// Pause between polls of a task it cannot stream.
@@ -49,10 +53,18 @@ impl Default for ReconcilingConfig {
     fn default() -> Self {
         ReconcilingConfig {
             client: ClientConfig::default(),
-            max_dispatches: 3,
+            max_dispatches: 5,
+            retry_backoff: Duration::from_millis(250),
             max_turns: 4,
             poll_interval: Duration::from_millis(200),
         }
+    }
+}
+
+impl ReconcilingConfig {
+    /// The pause before attempt `attempt` (counting from 0, which needs none).
+    fn backoff(&self, attempt: u32) -> Duration {
+        self.retry_backoff * (1u32 << attempt.saturating_sub(1).min(4))
     }
 }
 
@@ -169,18 +181,20 @@ impl<C: Connector> ReconcilingConsumer<C> {
         recorder: &mut Recorder,
         key_out: &mut Option<ProfileKey>,
     ) -> Outcome {
-        let client = match A2aClient::discover(
-            self.connector.clone(),
-            &job.peer,
-            self.config.client,
-        )
-        .await
-        {
-            Ok(client) => client,
-            Err(error) => {
-                return Outcome::GaveUp {
-                    reason: format!("discovery: {error}"),
-                };
+        let mut attempt = 0;
+        let client = loop {
+            match A2aClient::discover(self.connector.clone(), &job.peer, self.config.client).await {
+                Ok(client) => break client,
+                Err(error) if attempt + 1 >= self.config.max_dispatches => {
+                    return Outcome::GaveUp {
+                        reason: format!("discovery: {error}"),
+                    };
+                }
+                Err(error) => {
+                    recorder.decision("", "retry-discovery", &error.to_string());
+                    attempt += 1;
+                    tokio::time::sleep(self.config.backoff(attempt)).await;
+                }
             }
         };
         let key = client.profile_key();
@@ -191,7 +205,10 @@ impl<C: Connector> ReconcilingConsumer<C> {
             key,
             config: self.config,
         };
-        for _ in 0..self.config.max_dispatches {
+        for attempt in 0..self.config.max_dispatches {
+            if attempt > 0 {
+                tokio::time::sleep(self.config.backoff(attempt)).await;
+            }
             match run.dispatch().await {
                 DispatchEnd::Done(outcome) => return outcome,
                 DispatchEnd::Redispatch(reason) => {
@@ -295,7 +312,7 @@ impl<C: Connector> Run<'_, C> {
                     return DispatchEnd::Done(Outcome::GaveUp { reason });
                 }
                 turns += 1;
-                match self.answer(&mut slot).await {
+                match self.answer(&mut slot, turns > 1).await {
                     Ok(report) => report,
                     Err(end) => return end,
                 }
@@ -367,18 +384,30 @@ impl<C: Connector> Run<'_, C> {
         DispatchEnd::Redispatch(format!("task {task_id} sat in {state} past {limit:?}"))
     }
 
-    /// Answers the task's question with the same task id, after confirming it exists
-    /// unless the profile says tasks outlive their streams.
-    async fn answer(&mut self, slot: &mut Option<Tracked>) -> Result<ReadReport, DispatchEnd> {
+    /// Answers the task's question with the same task id, after confirming with
+    /// `tasks/get` that it still waits: when the profile does not yet say that tasks
+    /// outlive their streams, and before any repeated answer (the last one may have
+    /// arrived though its reply did not).
+    async fn answer(
+        &mut self,
+        slot: &mut Option<Tracked>,
+        again: bool,
+    ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
-        if streamed_before && self.profile().streams_keep_tasks() != Some(true) {
-            self.session
-                .recorder
-                .decision(&id, "probe", "lifecycle profile unknown: tasks/get");
+        let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
+        if unknown || again {
+            let why = if again {
+                "answering again"
+            } else {
+                "lifecycle profile unknown"
+            };
+            self.session.recorder.decision(&id, "probe", why);
             match self.session.client.get_task(&id).await {
                 Ok(found) => {
-                    self.learn(Observed::TaskSurvivedStreamClose(true));
+                    if streamed_before {
+                        self.learn(Observed::TaskSurvivedStreamClose(true));
+                    }
                     let report =
                         self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot);
                     let waiting = slot
@@ -390,7 +419,9 @@ impl<C: Connector> Run<'_, C> {
                     }
                 }
                 Err(error) if error.is_task_not_found() => {
-                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                    if streamed_before {
+                        self.learn(Observed::TaskSurvivedStreamClose(false));
+                    }
                     return Err(self.task_lost(&id, &error));
                 }
                 Err(error) => {
