@@ -26,9 +26,12 @@ pub fn request(
     headers: &[(&'static str, &'static str)],
 ) -> Result<HttpRequest, ClientError> {
     let authority = authority(uri)?;
+    // Origin-form (`/path?query`): absolute-form is for proxies (RFC 9112 §3.2.1), and
+    // uvicorn routes it to 404 (found against a2a-sdk, tests/interop_python.rs).
+    let target = uri.path_and_query().map_or("/", |target| target.as_str());
     let mut builder = Request::builder()
         .method(method)
-        .uri(uri.clone())
+        .uri(target)
         .header(HOST, authority)
         .header(ACCEPT, accept);
     if body.is_some() {
