@@ -26,12 +26,9 @@ pub fn request(
     headers: &[(&'static str, &'static str)],
 ) -> Result<HttpRequest, ClientError> {
     let authority = authority(uri)?;
-    // Origin-form (`/path?query`): absolute-form is for proxies (RFC 9112 §3.2.1), and
-    // uvicorn routes it to 404 (found against a2a-sdk, tests/interop_python.rs).
-    let target = uri.path_and_query().map_or("/", |target| target.as_str());
     let mut builder = Request::builder()
         .method(method)
-        .uri(target)
+        .uri(uri.clone())
         .header(HOST, authority)
         .header(ACCEPT, accept);
     if body.is_some() {
@@ -93,11 +90,21 @@ pub struct Exchange {
 /// Connects, sends `request` and waits for the response head, all within `timeout`.
 pub async fn exchange<C: Connector>(
     connector: &C,
-    request: HttpRequest,
+    mut request: HttpRequest,
     timeout: Duration,
 ) -> Result<Exchange, ClientError> {
     let uri = request.uri().clone();
     let authority = authority(&uri)?;
+    // The request line carries the origin-form (`/path?query`): absolute-form is for
+    // proxies (RFC 9112 §3.2.2), and uvicorn (a2a-sdk) answers it with 404.
+    *request.uri_mut() = uri
+        .path_and_query()
+        .map_or("/", |target| target.as_str())
+        .parse()
+        .map_err(|error: http::uri::InvalidUri| ClientError::Url {
+            url: uri.to_string(),
+            problem: error.to_string(),
+        })?;
     let attempt = async {
         let stream = connector
             .connect(uri)
