@@ -8,6 +8,7 @@ use crate::job::Job;
 use crate::recorder::Recorder;
 use crate::report::CancelResult;
 use meshsim_protocol::{Artifact, Dialect, Message, PartContent, Role, StreamEvent, TaskState};
+use std::time::Duration;
 
 /// One job in progress.
 pub struct Session<'a, C> {
@@ -41,10 +42,13 @@ impl<'a, C: Connector> Session<'a, C> {
         self.connections
     }
 
-    /// A message starting a new task. v0.1 makes the client choose the task id, so one is
-    /// drawn there; the other dialects leave it to the peer.
+    /// A message starting a new task, in a fresh context of the client's choosing (so that
+    /// a task whose creation went unanswered can be found by its context). v0.1 makes the
+    /// client choose the task id, so one is drawn there; the other dialects leave it to the
+    /// peer.
     pub fn new_task_message(&self, text: &str) -> Message {
         let mut message = Message::text(Role::User, Some(self.ids.next("msg")), text);
+        message.context_id = Some(self.ids.next("ctx"));
         if self.client.dialect() == Dialect::V0_1 {
             message.task_id = Some(self.ids.next("task"));
         }
@@ -65,11 +69,22 @@ impl<'a, C: Connector> Session<'a, C> {
     }
 
     /// Cancels a task the consumer is giving up on and records the abandonment.
+    /// A cancel that fails on the way (not with an A2A error) is tried again, after 0.5,
+    /// 1 and 2 s, so that a brief partition does not leave the task running.
     pub async fn abandon(&mut self, task_id: &str, reason: &str) {
-        let cancel = match self.client.cancel_task(task_id).await {
-            Ok(task) => CancelResult::Answered(task.status.state),
-            Err(error) if error.is_task_not_found() => CancelResult::TaskGone,
-            Err(error) => CancelResult::Failed(error.to_string()),
+        let mut pause = Duration::from_millis(500);
+        let cancel = loop {
+            match self.client.cancel_task(task_id).await {
+                Ok(task) => break CancelResult::Answered(task.status.state),
+                Err(error) if error.is_task_not_found() => break CancelResult::TaskGone,
+                Err(error) if error.code().is_some() || pause > Duration::from_secs(2) => {
+                    break CancelResult::Failed(error.to_string());
+                }
+                Err(_) => {
+                    tokio::time::sleep(pause).await;
+                    pause *= 2;
+                }
+            }
         };
         self.recorder.abandoned(task_id, reason, cancel);
     }

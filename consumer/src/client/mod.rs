@@ -15,8 +15,8 @@ pub use stream::EventStream;
 use crate::profile::ProfileKey;
 use ::http::{Method as HttpMethod, StatusCode, Uri};
 use meshsim_protocol::{
-    AgentCard, Dialect, GetTaskParams, Message, Method, Request, RequestId, RpcRequest, RpcResult,
-    SendMessageParams, StreamEvent, Task, detect, sse, version,
+    AgentCard, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request, RequestId,
+    RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, detect, sse, version,
 };
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -197,6 +197,26 @@ impl<C: Connector> A2aClient<C> {
             history_length: None,
         });
         expect_task(self.call(request).await?, Method::GetTask)
+    }
+
+    /// Whether the peer's dialect has `method` (`ListTasks` exists only in v1.0).
+    pub fn supports(&self, method: Method) -> bool {
+        self.dialect.codec().method_name(method).is_some()
+    }
+
+    /// `ListTasks` (v1.0 only): the tasks of one context.
+    pub async fn list_tasks(&self, context_id: &str) -> Result<Vec<Task>, ClientError> {
+        let params = ListTasksParams {
+            context_id: Some(context_id.to_string()),
+            ..Default::default()
+        };
+        match self.call(Request::ListTasks(params)).await? {
+            RpcResult::TaskList(list) => Ok(list.tasks),
+            other => Err(ClientError::Unexpected {
+                method: "ListTasks".to_string(),
+                got: format!("{other:?}").chars().take(120).collect(),
+            }),
+        }
     }
 
     /// `CancelTask` (`tasks/cancel`).

@@ -28,7 +28,7 @@ use crate::profile::{
 use crate::recorder::Recorder;
 use crate::report::{AnomalyKind, JobReport, Outcome};
 use crate::session::{self, Session};
-use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
+use meshsim_protocol::{Method, RpcResult, StreamEvent, TaskState};
 use std::time::Duration;
 use tokio::time::Instant;
 use tracked::Tracked;
@@ -249,6 +249,7 @@ impl<C: Connector> Run<'_, C> {
     async fn dispatch(&mut self) -> DispatchEnd {
         let streamed = self.use_streams();
         let message = self.session.new_task_message(&self.session.job.request);
+        let context = message.context_id.clone();
         let mut task = message.task_id.clone().map(|id| Tracked::new(id, streamed));
         let first = if streamed {
             match self.session.client.stream_message(message).await {
@@ -265,26 +266,82 @@ impl<C: Connector> Run<'_, C> {
         };
         let report = match first {
             Ok(report) => report,
-            Err(error) => return self.lost_send(task, &error).await,
+            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
         };
-        if task.is_none() {
-            return DispatchEnd::Redispatch("the peer answered without naming a task".to_string());
-        }
-        if let Some(end) = self.after_read(&mut task, report).await {
+        let unanswered = matches!(report.end, ReadEnd::Failed(_) | ReadEnd::Closed);
+        if unanswered
+            && task
+                .as_ref()
+                .is_none_or(|task| task.ledger.current().is_none())
+        {
+            // The send got no usable answer: the peer may have created the task anyway.
+            let why = match &report.end {
+                ReadEnd::Failed(error) => format!("send failed: {error}"),
+                _ => "the peer answered without naming a task".to_string(),
+            };
+            let chosen = task.map(|task| task.task_id);
+            match self.find_unanswered(chosen, context, streamed, &why).await {
+                Some(found) => task = Some(found),
+                None => return DispatchEnd::Redispatch(why),
+            }
+        } else if let Some(end) = self.after_read(&mut task, report).await {
             return end;
         }
         self.drive(task).await
     }
 
-    /// The first send failed: the task may or may not exist.
-    async fn lost_send(&mut self, task: Option<Tracked>, error: &ClientError) -> DispatchEnd {
-        if let Some(task) = task {
-            self.session.recorder.touched(&task.task_id);
-            self.session
-                .abandon(&task.task_id, &format!("send failed: {error}"))
-                .await;
+    /// Looks for the task a send created though its answer was lost: by the id the client
+    /// chose (v0.1), or by the context it chose (v1.0's `ListTasks`). Transport failures are
+    /// retried with backoff; a peer that does not know the task has none to find.
+    async fn find_unanswered(
+        &mut self,
+        chosen: Option<String>,
+        context: Option<String>,
+        streamed: bool,
+        why: &str,
+    ) -> Option<Tracked> {
+        let listable = self.session.client.supports(Method::ListTasks);
+        for attempt in 0..self.config.max_dispatches {
+            if attempt > 0 {
+                tokio::time::sleep(self.config.backoff(attempt)).await;
+            }
+            let found = match (&chosen, &context) {
+                (Some(id), _) => self
+                    .session
+                    .client
+                    .get_task(id)
+                    .await
+                    .map(|task| vec![task]),
+                (None, Some(context)) if listable => self.session.client.list_tasks(context).await,
+                _ => return None,
+            };
+            let tasks = match found {
+                Ok(tasks) => tasks,
+                Err(error) if error.code().is_some() => return None,
+                Err(_) => continue,
+            };
+            let mut tasks = tasks.into_iter();
+            let task = tasks.next()?;
+            self.session.recorder.decision(&task.id, "recover", why);
+            for extra in tasks {
+                self.session.recorder.touched(&extra.id);
+                self.session
+                    .abandon(&extra.id, "a duplicate of the recovered task")
+                    .await;
+            }
+            let mut slot = Some(Tracked::new(task.id.clone(), streamed));
+            let report =
+                self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, &mut slot);
+            return match self.after_read(&mut slot, report).await {
+                Some(_) => None,
+                None => slot,
+            };
         }
-        DispatchEnd::Redispatch(format!("send failed: {error}"))
+        if let Some(id) = chosen {
+            self.session.recorder.touched(&id);
+            self.session.abandon(&id, why).await;
+        }
+        None
     }
 
     /// Follows the task until it ends, asking it to resume where it waits for input.
@@ -351,6 +408,10 @@ impl<C: Connector> Run<'_, C> {
                 ))
             }
             ReadEnd::Failed(error) if error.is_task_not_found() => {
+                // A streamed task the peer forgot once its stream was gone.
+                if slot.as_ref().is_some_and(|task| task.streamed) {
+                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                }
                 Some(self.task_lost(&id, &error))
             }
             ReadEnd::Failed(error) => {
@@ -378,9 +439,12 @@ impl<C: Connector> Run<'_, C> {
 
     async fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) -> DispatchEnd {
         self.session.recorder.deadline(task_id, state, limit);
-        self.session
-            .abandon(task_id, &format!("{state} deadline passed"))
-            .await;
+        // Before the peer names the task there is nothing to cancel by id.
+        if !task_id.is_empty() {
+            self.session
+                .abandon(task_id, &format!("{state} deadline passed"))
+                .await;
+        }
         DispatchEnd::Redispatch(format!("task {task_id} sat in {state} past {limit:?}"))
     }
 

@@ -9,7 +9,7 @@ use meshsim_consumer::{
     Consumer, Deadlines, Job, JobReport, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
 };
 use meshsim_protocol::{Dialect, TaskState};
-use meshsim_runtimes::{GroundTruth, Personality, Runtime, builtin};
+use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar, builtin};
 use meshsim_sim::{SimListener, TurmoilConnector, epoch, serve, sim_clock};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -90,6 +90,50 @@ pub fn run_job(
         };
         let report = consumer.run(job).await;
         *out.borrow_mut() = Some(report);
+        Ok(())
+    });
+    sim.run().expect("the simulation runs");
+    let report = slot.borrow_mut().take().expect("the consumer reported");
+    (report, truth)
+}
+
+/// Runs `job` (whose peer must be `http://edge:9000`) with the reconciling consumer against
+/// `personality` on host `agent`, behind `sidecar` on host `edge`.
+pub fn run_behind_sidecar(
+    personality: Personality,
+    dialect: Dialect,
+    sidecar: Sidecar,
+    seed: u64,
+    job: Job,
+) -> (JobReport, GroundTruth) {
+    let runtime = Runtime::new(personality, dialect, sim_clock(), seed);
+    let truth = runtime.truth();
+    let mut sim = turmoil::Builder::new()
+        .epoch(epoch())
+        .rng_seed(seed)
+        .simulation_duration(Duration::from_secs(300))
+        .build();
+    sim.host("agent", move || {
+        let router = runtime.router();
+        async move {
+            let listener = SimListener::bind(9000).await?;
+            match serve(listener, router).await {}
+        }
+    });
+    sim.host("edge", move || {
+        let backend = "http://agent:9000/".parse().expect("a URI");
+        let router = sidecar.router(backend, TurmoilConnector::new(Duration::from_secs(1)));
+        async move {
+            let listener = SimListener::bind(9000).await?;
+            match serve(listener, router).await {}
+        }
+    });
+    let slot: Rc<RefCell<Option<JobReport>>> = Rc::default();
+    let out = Rc::clone(&slot);
+    sim.client("consumer", async move {
+        let connector = TurmoilConnector::new(Duration::from_secs(1));
+        let consumer = ReconcilingConsumer::new(connector, ReconcilingConfig::default(), seed);
+        *out.borrow_mut() = Some(consumer.run(job).await);
         Ok(())
     });
     sim.run().expect("the simulation runs");
