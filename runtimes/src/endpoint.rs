@@ -3,7 +3,7 @@
 //! body, or an SSE stream for streaming methods. Errors travel as HTTP 200 JSON-RPC error
 //! bodies; a request that fails before its stream starts gets plain JSON.
 
-use crate::store::Host;
+use crate::store::{Host, trimmed};
 use crate::stream;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -109,8 +109,13 @@ enum Answer {
 async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError> {
     match request {
         Request::SendMessage(params) => {
+            let configuration = params.configuration.clone().unwrap_or_default();
             let sent = host.send(params, false)?;
-            let task = match sent.settled {
+            // v1.0 `returnImmediately` (v0.3 `blocking: false`) asks for the accepted task.
+            let settled = sent
+                .settled
+                .filter(|_| configuration.return_immediately != Some(true));
+            let task = match settled {
                 Some(settled) => settled.await.map_err(|_| {
                     RpcError::new(
                         ErrorCode::TaskNotFound,
@@ -119,6 +124,7 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
                 })?,
                 None => sent.accepted,
             };
+            let task = trimmed(task, configuration.history_length)?;
             Ok(Answer::Result(Box::new(RpcResult::Task(task))))
         }
         Request::SendStreamingMessage(params) => {

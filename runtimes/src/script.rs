@@ -1,10 +1,13 @@
 //! Executor scripts: what a task does, turn by turn.
 //!
-//! The message that creates a task picks its script: if its text starts with a directive
-//! word (`#complete`, `#fail`, `#long`, `#ask-twice`) that script runs, otherwise the
-//! seed's default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`].
+//! The message that creates a task picks its script: a TCK message id (`tck-…`, see
+//! [`crate::tck`]) picks a TCK script; else if its text starts with a directive word
+//! (`#complete`, `#fail`, `#long`, `#ask-twice`) that script runs, otherwise the seed's
+//! default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`] and, for
+//! follow-ups, [`Script::for_follow_up`].
 
-use meshsim_protocol::{Message, TaskState};
+use crate::tck::TckScript;
+use meshsim_protocol::{Message, Part, TaskState};
 
 /// A task's behaviour across its turns. Turn 0 starts with the creating message; each
 /// follow-up to an interrupted task starts the next turn.
@@ -21,10 +24,12 @@ pub enum Script {
     LongRunning,
     /// Two questions before completing.
     AskTwice,
+    /// What the A2A TCK asks for in the message id.
+    Tck(TckScript),
 }
 
 /// One step of a turn, done in order by the executor.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// Wait one work duration drawn from the personality.
     Work,
@@ -35,14 +40,14 @@ pub enum Step {
     },
     /// Emit an artifact chunk. `chunk` counts from 0; `last` closes the artifact.
     Artifact {
-        text: String,
+        part: Part,
         chunk: u32,
         last: bool,
     },
 }
 
 impl Script {
-    /// Every script, default first.
+    /// Every script a directive word selects, default first.
     pub const ALL: [Script; 5] = [
         Script::AskOnce,
         Script::CompleteAtOnce,
@@ -60,11 +65,15 @@ impl Script {
             Script::Fail => Some("#fail"),
             Script::LongRunning => Some("#long"),
             Script::AskTwice => Some("#ask-twice"),
+            Script::Tck(_) => None,
         }
     }
 
     /// The script a task created by `message` runs.
     pub fn for_message(message: &Message) -> Script {
+        if let Some(tck) = TckScript::for_message(message) {
+            return Script::Tck(tck);
+        }
         let text = message.text_content();
         let first = text.split_whitespace().next().unwrap_or("");
         Script::ALL
@@ -73,18 +82,27 @@ impl Script {
             .unwrap_or(Script::AskOnce)
     }
 
+    /// The script of the turn a follow-up `message` starts: a TCK message picks its own
+    /// (the TCK steers each turn by its message id); any other keeps the task's.
+    pub fn for_follow_up(self, message: &Message) -> Script {
+        TckScript::for_message(message).map_or(self, Script::Tck)
+    }
+
     /// How many questions the script asks before it ends.
     fn questions(self) -> u32 {
         match self {
             Script::AskOnce => 1,
             Script::AskTwice => 2,
-            Script::CompleteAtOnce | Script::Fail | Script::LongRunning => 0,
+            Script::CompleteAtOnce | Script::Fail | Script::LongRunning | Script::Tck(_) => 0,
         }
     }
 
     /// The steps of turn `turn`; `input` is the text of the message that started it.
     /// `long_steps` sizes the long-running script.
     pub fn turn(self, turn: u32, input: &str, long_steps: u32) -> Vec<Step> {
+        if let Script::Tck(tck) = self {
+            return tck.turn();
+        }
         let mut steps = vec![Step::Work, status(TaskState::Working, None), Step::Work];
         if turn < self.questions() {
             let question = match turn {
@@ -107,16 +125,16 @@ impl Script {
                 for chunk in 0..total {
                     steps.push(Step::Work);
                     steps.push(Step::Artifact {
-                        text: format!("chunk {} of {total}", chunk + 1),
+                        part: Part::text(format!("chunk {} of {total}", chunk + 1)),
                         chunk,
                         last: chunk + 1 == total,
                     });
                 }
                 steps.push(status(TaskState::Completed, None));
             }
-            Script::AskOnce | Script::AskTwice | Script::CompleteAtOnce => {
+            Script::AskOnce | Script::AskTwice | Script::CompleteAtOnce | Script::Tck(_) => {
                 steps.push(Step::Artifact {
-                    text: format!("result for: {input}"),
+                    part: Part::text(format!("result for: {input}")),
                     chunk: 0,
                     last: true,
                 });
@@ -134,7 +152,7 @@ fn status(state: TaskState, question: Option<String>) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshsim_protocol::Role;
+    use meshsim_protocol::{PartContent, Role};
 
     fn states(steps: &[Step]) -> Vec<TaskState> {
         steps
@@ -155,6 +173,24 @@ mod tests {
         assert_eq!(pick("  #long job"), Script::LongRunning);
         assert_eq!(pick("#ask-twice x"), Script::AskTwice);
         assert_eq!(pick("please #fail"), Script::AskOnce);
+        let tck = Message::text(Role::User, Some("tck-input-required-9f".into()), "#fail");
+        assert_eq!(
+            Script::for_message(&tck),
+            Script::Tck(TckScript::InputRequired)
+        );
+    }
+
+    #[test]
+    fn tck_follow_ups_pick_their_own_turn() {
+        let finish = Message::text(Role::User, Some("tck-complete-task-9f".into()), "go");
+        let answer = Message::text(Role::User, Some("m-2".into()), "json");
+        let waiting = Script::Tck(TckScript::InputRequired);
+        assert_eq!(
+            waiting.for_follow_up(&finish),
+            Script::Tck(TckScript::CompleteTask)
+        );
+        assert_eq!(waiting.for_follow_up(&answer), waiting);
+        assert_eq!(Script::AskOnce.for_follow_up(&answer), Script::AskOnce);
     }
 
     #[test]
@@ -179,7 +215,7 @@ mod tests {
         assert!(
             second
                 .iter()
-                .any(|step| matches!(step, Step::Artifact { text, .. } if text.contains("json")))
+                .any(|step| matches!(step, Step::Artifact { part: Part { content: PartContent::Text(text), .. }, .. } if text.contains("json")))
         );
     }
 

@@ -829,7 +829,7 @@ impl Host {
 }
 
 /// Keeps the last `history_length` messages; a negative length is invalid.
-fn trimmed(mut task: Task, history_length: Option<i32>) -> Result<Task, RpcError> {
+pub(crate) fn trimmed(mut task: Task, history_length: Option<i32>) -> Result<Task, RpcError> {
     match history_length {
         None => Ok(task),
         Some(length) if length < 0 => Err(error(

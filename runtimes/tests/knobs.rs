@@ -349,3 +349,22 @@ async fn a_behaviour_overrides_one_decision() {
         Completed
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn return_immediately_and_history_length_shape_the_send_answer() {
+    let (client, _) = start(Personality::default(), Dialect::V1_0);
+    let mut params = client.message("#complete now", None);
+    params.configuration = Some(meshsim_protocol::SendConfiguration {
+        return_immediately: Some(true),
+        history_length: Some(0),
+        ..Default::default()
+    });
+    let accepted = client.send(params).await.task();
+    assert_eq!(accepted.status.state, Submitted);
+    assert!(accepted.history.is_empty());
+    let settled = client
+        .send(client.message("#complete later", None))
+        .await
+        .task();
+    assert_eq!(settled.status.state, Completed);
+}

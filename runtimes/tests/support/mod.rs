@@ -23,6 +23,8 @@ use tower::ServiceExt;
 pub enum Target {
     Router(Router),
     Tcp(SocketAddr),
+    /// A host of a turmoil simulation, `name:port`, reached with `TurmoilConnector`.
+    Turmoil(String),
 }
 
 /// A client speaking one dialect.
@@ -174,6 +176,19 @@ impl Client {
                 let response = sender.send_request(request).await.expect("request");
                 response.map(Body::new)
             }
+            Target::Turmoil(authority) => {
+                let uri: http::Uri = format!("http://{authority}/").parse().unwrap();
+                let connector =
+                    meshsim_sim::TurmoilConnector::new(std::time::Duration::from_secs(1));
+                let io = connector.oneshot(uri).await.expect("connect");
+                let (mut sender, connection) =
+                    hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
+                        .await
+                        .expect("handshake");
+                tokio::task::spawn_local(connection);
+                let response = sender.send_request(request).await.expect("request");
+                response.map(Body::new)
+            }
         }
     }
 
@@ -181,6 +196,7 @@ impl Client {
         match &self.target {
             Target::Router(_) => "agent.test".to_string(),
             Target::Tcp(addr) => addr.to_string(),
+            Target::Turmoil(authority) => authority.clone(),
         }
     }
 
