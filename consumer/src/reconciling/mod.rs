@@ -28,7 +28,10 @@ use crate::profile::{
 use crate::recorder::Recorder;
 use crate::report::{AnomalyKind, JobReport, Outcome};
 use crate::session::{self, Session};
-use meshsim_protocol::{Method, RpcResult, StreamEvent, TaskState};
+use meshsim_protocol::{
+    Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams,
+    StreamEvent, TaskState,
+};
 use std::time::Duration;
 use tokio::time::Instant;
 use tracked::Tracked;
@@ -245,6 +248,23 @@ impl<C: Connector> Run<'_, C> {
             && self.profile().streams_keep_tasks() != Some(false)
     }
 
+    /// Sends without a stream, asking the peer to answer at once (v0.3 `blocking: false`,
+    /// v1.0 `returnImmediately`; v0.1 cannot ask) so that a proxy's route timeout does not
+    /// cut the answer that names the task; the task is then polled.
+    async fn send_without_stream(&self, message: Message) -> Result<RpcResult, ClientError> {
+        let configuration =
+            (self.session.client.dialect() != Dialect::V0_1).then(|| SendConfiguration {
+                return_immediately: Some(true),
+                ..SendConfiguration::default()
+            });
+        let params = SendMessageParams {
+            message,
+            configuration,
+            metadata: None,
+        };
+        self.session.client.call(Request::SendMessage(params)).await
+    }
+
     /// Starts a new task and drives it to an outcome or to a reason to start over.
     async fn dispatch(&mut self) -> DispatchEnd {
         let streamed = self.use_streams();
@@ -259,7 +279,7 @@ impl<C: Connector> Run<'_, C> {
                 Err(error) => Err(error),
             }
         } else {
-            match self.session.client.send_message(message).await {
+            match self.send_without_stream(message).await {
                 Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, &mut task)),
                 Err(error) => Err(error),
             }
@@ -509,7 +529,7 @@ impl<C: Connector> Run<'_, C> {
                 Err(error) => Err(error),
             }
         } else {
-            match self.session.client.send_message(message).await {
+            match self.send_without_stream(message).await {
                 Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, slot)),
                 Err(error) => Err(error),
             }
