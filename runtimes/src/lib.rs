@@ -18,6 +18,7 @@ pub mod script;
 pub mod sidecar;
 mod store;
 mod stream;
+pub mod tck;
 pub mod truth;
 
 pub use behaviour::{Behaviour, Knobs, TaskView};

@@ -39,11 +39,7 @@ pub enum Step {
         question: Option<String>,
     },
     /// Emit an artifact chunk. `chunk` counts from 0; `last` closes the artifact.
-    Artifact {
-        part: Part,
-        chunk: u32,
-        last: bool,
-    },
+    Artifact { part: Part, chunk: u32, last: bool },
 }
 
 impl Script {

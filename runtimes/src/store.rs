@@ -375,6 +375,7 @@ impl Host {
     ) -> Result<Sent, RpcError> {
         let input = message.text_content();
         let entry = store.tasks.get_mut(id).ok_or_else(|| not_found(id))?;
+        entry.script = entry.script.for_follow_up(&message);
         message.task_id = Some(id.to_string());
         message.context_id = entry.task.context_id.clone();
         entry.task.history.push(message);
@@ -465,8 +466,8 @@ impl Host {
             Step::Status { state, question } => {
                 self.set_status(&mut store, id, state, question);
             }
-            Step::Artifact { text, chunk, last } => {
-                self.artifact(&mut store, id, text, chunk, last)
+            Step::Artifact { part, chunk, last } => {
+                self.artifact(&mut store, id, part, chunk, last)
             }
         }
         true
@@ -523,7 +524,7 @@ impl Host {
         })
     }
 
-    fn artifact(&self, store: &mut Store, id: &str, text: String, chunk: u32, last: bool) {
+    fn artifact(&self, store: &mut Store, id: &str, part: Part, chunk: u32, last: bool) {
         let fresh = fresh_id(&mut store.rng);
         let Some(entry) = store.tasks.get_mut(id) else {
             return;
@@ -537,7 +538,7 @@ impl Host {
             artifact_id: Some(artifact_id.clone()),
             name: Some("result".to_string()),
             description: None,
-            parts: vec![Part::text(text)],
+            parts: vec![part],
             metadata: None,
         };
         match entry
