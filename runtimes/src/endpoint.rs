@@ -3,13 +3,14 @@
 //! body, or an SSE stream for streaming methods. Errors travel as HTTP 200 JSON-RPC error
 //! bodies; a request that fails before its stream starts gets plain JSON.
 
+use crate::runtime::agent_card;
 use crate::store::{Host, trimmed};
-use crate::stream;
+use crate::{media, stream, tck, unserved};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use meshsim_protocol::{
-    DecodeError, ErrorCode, Method, Request, RequestId, RpcError, RpcRequest, RpcResponse,
+    DecodeError, ErrorCode, Message, Method, Request, RequestId, RpcError, RpcRequest, RpcResponse,
     RpcResult, version,
 };
 use serde_json::Value;
@@ -70,6 +71,9 @@ fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Ref
         let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
         return Err((id, None, error));
     };
+    if let Some(error) = unserved::refusal(host.dialect, name, &host.personality) {
+        return Err((id, None, error));
+    }
     let Some(method) = codec.method_from_name(name) else {
         let error = RpcError::new(
             ErrorCode::MethodNotFound,
@@ -109,6 +113,12 @@ enum Answer {
 async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError> {
     match request {
         Request::SendMessage(params) => {
+            accepts(host, &params.message)?;
+            if let Some(reply) = tck::direct_reply(&params.message) {
+                tracing::info!(target: "meshsim::runtime", runtime = host.personality.name.as_str(),
+                    "direct reply");
+                return Ok(Answer::Result(Box::new(RpcResult::Message(reply))));
+            }
             let configuration = params.configuration.clone().unwrap_or_default();
             let sent = host.send(params, false)?;
             // v1.0 `returnImmediately` (v0.3 `blocking: false`) asks for the accepted task.
@@ -128,6 +138,7 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
             Ok(Answer::Result(Box::new(RpcResult::Task(task))))
         }
         Request::SendStreamingMessage(params) => {
+            accepts(host, &params.message)?;
             let sent = host.send(params, true)?;
             match sent.stream {
                 Some(subscription) => Ok(Answer::Stream(subscription)),
@@ -145,6 +156,12 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
             .cancel(&id)
             .map(|task| Answer::Result(Box::new(RpcResult::Task(task)))),
     }
+}
+
+/// Refuses a message with a part the Card's input modes do not cover.
+fn accepts(host: &Host, message: &Message) -> Result<(), RpcError> {
+    let card = agent_card(&host.personality, host.dialect, "/");
+    media::check(message, &card.default_input_modes)
 }
 
 fn answer_error(

@@ -12,6 +12,7 @@ pub mod behaviour;
 pub mod builtin;
 mod endpoint;
 mod executor;
+mod media;
 pub mod personality;
 pub mod runtime;
 pub mod script;
@@ -20,6 +21,7 @@ mod store;
 mod stream;
 pub mod tck;
 pub mod truth;
+mod unserved;
 
 pub use behaviour::{Behaviour, Knobs, TaskView};
 pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};

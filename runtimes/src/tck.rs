@@ -116,7 +116,8 @@ impl TckScript {
                 steps.push(artifact(Part::text("chunk-2"), 1, true));
                 None
             }
-            // A message response that continues a task has no task-less answer: it completes.
+            // `SendMessage` answers a task-less message response directly (see
+            // [`direct_reply`]); one that continues a task, or comes by stream, completes.
             TckScript::MessageResponse | TckScript::Complete => None,
         };
         steps.push(status(TaskState::Completed, end));
