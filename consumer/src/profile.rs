@@ -96,8 +96,13 @@ impl Serialize for FollowupBehaviour {
 pub enum Observed {
     /// Whether the stream ended on its own when the task reached `input-required`.
     StreamClosedOnInputRequired(bool),
-    /// Whether the task was still there (by `tasks/get`) after its stream closed.
+    /// Whether the task was still there (by `tasks/get`) after its stream closed at
+    /// `input-required`.
     TaskSurvivedStreamClose(bool),
+    /// Whether a task was still there after its stream broke mid-task (a proxy's cut, a
+    /// reset). A crash of the peer looks the same, so this is kept apart from the
+    /// lifecycle fields: it only steers whether to stream.
+    TaskSurvivedBrokenStream(bool),
     Resubscribe(ResubscribeBehaviour),
     Followup(FollowupBehaviour),
 }
@@ -109,6 +114,7 @@ impl Observed {
         matches!(
             self,
             Observed::TaskSurvivedStreamClose(false)
+                | Observed::TaskSurvivedBrokenStream(false)
                 | Observed::Resubscribe(
                     ResubscribeBehaviour::Replays | ResubscribeBehaviour::TaskNotFound
                 )
@@ -130,6 +136,9 @@ pub struct PeerLifecycleProfile {
     pub followup_same_task: Option<FollowupBehaviour>,
     pub stream_closes_on_input_required: Option<bool>,
     pub task_survives_stream_close: Option<bool>,
+    /// Whether tasks outlive a stream that breaks mid-task (see
+    /// [`Observed::TaskSurvivedBrokenStream`]).
+    pub task_survives_broken_stream: Option<bool>,
     /// How many observations were recorded.
     pub observations: u32,
     /// How many of them were anomalies that refreshed the profile.
@@ -145,6 +154,7 @@ impl PeerLifecycleProfile {
             followup_same_task: None,
             stream_closes_on_input_required: None,
             task_survives_stream_close: None,
+            task_survives_broken_stream: None,
             observations: 0,
             refreshes: 0,
         }
@@ -163,6 +173,9 @@ impl PeerLifecycleProfile {
             Observed::TaskSurvivedStreamClose(survived) => {
                 self.task_survives_stream_close = Some(survived);
             }
+            Observed::TaskSurvivedBrokenStream(survived) => {
+                self.task_survives_broken_stream = Some(survived);
+            }
             Observed::Resubscribe(behaviour) => {
                 self.resubscribe_after_input_required = Some(behaviour);
                 if behaviour == ResubscribeBehaviour::TaskNotFound {
@@ -173,9 +186,16 @@ impl PeerLifecycleProfile {
         }
     }
 
-    /// Whether a task can be trusted to outlive the stream that created it: `None` while
-    /// unknown, when the consumer must probe with `tasks/get`.
+    /// Whether a task can be trusted to outlive the stream that carries it: `Some(false)`
+    /// once one was lost with its stream (closed or broken), `Some(true)` once one survived
+    /// its stream's close and none was lost since, `None` while unknown (the consumer must
+    /// probe with `tasks/get`).
     pub fn streams_keep_tasks(&self) -> Option<bool> {
+        if self.task_survives_stream_close == Some(false)
+            || self.task_survives_broken_stream == Some(false)
+        {
+            return Some(false);
+        }
         self.task_survives_stream_close
     }
 }
@@ -269,6 +289,21 @@ mod tests {
             Observed::Resubscribe(ResubscribeBehaviour::TaskNotFound),
         );
         assert_eq!(profile.streams_keep_tasks(), Some(false));
+    }
+
+    #[test]
+    fn a_task_lost_with_a_broken_stream_stops_streaming_until_one_survives() {
+        let cache = ProfileCache::new();
+        cache.record(&key("1.0"), Observed::TaskSurvivedStreamClose(true));
+        let lost = cache.record(&key("1.0"), Observed::TaskSurvivedBrokenStream(false));
+        assert_eq!(lost.streams_keep_tasks(), Some(false));
+        assert_eq!(
+            lost.task_survives_stream_close,
+            Some(true),
+            "the lifecycle field stays"
+        );
+        let kept = cache.record(&key("1.0"), Observed::TaskSurvivedBrokenStream(true));
+        assert_eq!(kept.streams_keep_tasks(), Some(true));
     }
 
     #[test]

@@ -428,9 +428,8 @@ impl<C: Connector> Run<'_, C> {
                 ))
             }
             ReadEnd::Failed(error) if error.is_task_not_found() => {
-                // A streamed task the peer forgot once its stream was gone.
-                if slot.as_ref().is_some_and(|task| task.streamed) {
-                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                if slot.as_ref().is_some_and(|task| task.broken) {
+                    self.learn(Observed::TaskSurvivedBrokenStream(false));
                 }
                 Some(self.task_lost(&id, &error))
             }
@@ -438,6 +437,9 @@ impl<C: Connector> Run<'_, C> {
                 self.session
                     .recorder
                     .anomaly(&id, AnomalyKind::Protocol, error.to_string());
+                if let Some(task) = slot.as_mut() {
+                    task.broken |= task.streamed;
+                }
                 None
             }
             ReadEnd::Closed | ReadEnd::Settled => None,
@@ -577,6 +579,7 @@ impl<C: Connector> Run<'_, C> {
             .decision(&id, "resubscribe", "stream ended while live");
         match self.session.client.subscribe(&id).await {
             Ok(stream) => {
+                self.found_again(slot);
                 let report = self
                     .read(stream, ConnectionKind::Resubscribe, slot, true)
                     .await;
@@ -585,12 +588,9 @@ impl<C: Connector> Run<'_, C> {
                 }
                 report
             }
-            Err(error) => {
-                if error.is_task_not_found() {
-                    self.learn(Observed::Resubscribe(ResubscribeBehaviour::TaskNotFound));
-                }
-                self.poll(slot).await
-            }
+            // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
+            // only that no execution is active (a2a-go).
+            Err(_) => self.poll(slot).await,
         }
     }
 
@@ -608,8 +608,20 @@ impl<C: Connector> Run<'_, C> {
             _ => tokio::time::sleep_until(wake).await,
         }
         match self.session.client.get_task(&slot_id(slot)).await {
-            Ok(found) => self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot),
+            Ok(found) => {
+                self.found_again(slot);
+                self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot)
+            }
             Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+        }
+    }
+
+    /// The task is there after its stream broke: the peer keeps tasks across cuts.
+    fn found_again(&mut self, slot: &mut Option<Tracked>) {
+        if let Some(task) = slot.as_mut()
+            && std::mem::take(&mut task.broken)
+        {
+            self.learn(Observed::TaskSurvivedBrokenStream(true));
         }
     }
 

@@ -21,6 +21,8 @@ pub struct Tracked {
     pub entered: Instant,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
+    /// Whether its stream broke mid-task and it has not been seen since.
+    pub broken: bool,
 }
 
 impl Tracked {
@@ -34,6 +36,7 @@ impl Tracked {
             status_text: None,
             entered: Instant::now(),
             streamed,
+            broken: false,
         }
     }
 
