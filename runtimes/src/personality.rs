@@ -47,6 +47,9 @@ pub struct Personality {
     pub duplicate_states: Vec<TaskState>,
     /// Period of `: ping` SSE comments on open streams; none when absent.
     pub keep_alive_ms: Option<u64>,
+    /// The first this many tasks an instance creates are never picked up by its executor:
+    /// they stay `submitted` (a wedged worker pool; consumers need their own deadline).
+    pub stalled_first_tasks: u32,
 }
 
 impl Default for Personality {
@@ -71,6 +74,7 @@ impl Default for Personality {
             timestamps: Timestamps::Present,
             duplicate_states: Vec::new(),
             keep_alive_ms: None,
+            stalled_first_tasks: 0,
         }
     }
 }

@@ -356,7 +356,11 @@ impl Host {
         };
         self.emit(store, &id, opening, None);
         self.after_transition(store, &id, TaskState::Submitted);
-        self.start_turn(store, &id, &input);
+        if seq >= u64::from(self.personality.stalled_first_tasks) {
+            self.start_turn(store, &id, &input);
+        } else {
+            tracing::info!(target: TARGET, runtime = self.name(), task = %id, "task stalled");
+        }
         let settled = (!streaming).then(|| self.waiter(store, &id)).flatten();
         Sent {
             accepted: task,

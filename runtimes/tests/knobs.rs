@@ -368,3 +368,23 @@ async fn return_immediately_and_history_length_shape_the_send_answer() {
         .task();
     assert_eq!(settled.status.state, Completed);
 }
+
+#[tokio::test(start_paused = true)]
+async fn stalled_tasks_stay_submitted() {
+    let personality = Personality {
+        stalled_first_tasks: 1,
+        ..Personality::default()
+    };
+    let (client, runtime) = start(personality, Dialect::V0_3);
+    let mut params = client.message("#complete", None);
+    params.configuration = Some(meshsim_protocol::SendConfiguration {
+        return_immediately: Some(true),
+        ..Default::default()
+    });
+    let stuck = client.send(params).await.task().id;
+    let fine = client.send(client.message("#complete", None)).await.task();
+    assert_eq!(fine.status.state, Completed, "only the first task stalls");
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert_eq!(client.get(&stuck).await.task().status.state, Submitted);
+    assert_eq!(runtime.truth().task(&stuck).unwrap().states(), [Submitted]);
+}
