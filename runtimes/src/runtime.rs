@@ -5,18 +5,19 @@
 //! real TCP.
 
 use crate::behaviour::{Behaviour, Knobs};
-use crate::endpoint;
 use crate::personality::Personality;
 use crate::store::Host;
 use crate::truth::GroundTruth;
+use crate::{card_cache, endpoint};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use axum::http::{HeaderMap, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::clock::Clock;
 use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Everything a runtime instance is made of. Build one, keep its [`GroundTruth`] (or hand
 /// one in to outlive restarts), then turn it into a router.
@@ -80,15 +81,24 @@ impl Runtime {
             self.truth.clone(),
             Arc::clone(&self.behaviour),
         );
+        let started = self.clock.now();
         Router::new()
-            .route(self.dialect.card_path(), get(card))
+            .route(
+                self.dialect.card_path(),
+                get(move |host, headers| card(host, headers, started)),
+            )
             .route("/", post(endpoint::handle))
             .with_state(host)
     }
 }
 
-/// The Agent Card, pointing at the address the client used to reach it.
-async fn card(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Body> {
+/// The Agent Card, pointing at the address the client used to reach it, with caching
+/// headers; `started` is when the instance began.
+async fn card(
+    State(host): State<Arc<Host>>,
+    headers: HeaderMap,
+    started: Duration,
+) -> Response<Body> {
     let authority = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
@@ -99,14 +109,7 @@ async fn card(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Bod
         &format!("http://{authority}/"),
     );
     match host.dialect.codec().encode_card(&card) {
-        Ok(encoded) => {
-            let mut response = Response::new(Body::from(encoded.value.to_string()));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        }
+        Ok(encoded) => card_cache::respond(encoded.value.to_string(), started, &headers),
         Err(problem) => {
             let mut response = Response::new(Body::from(problem.to_string()));
             *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
@@ -131,9 +134,11 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
         capabilities: AgentCapabilities {
             streaming: Some(claims.streaming),
             push_notifications: Some(claims.push_notifications),
-            // v1.0 removed the placeholder (A2A #1396).
-            state_transition_history: (dialect != Dialect::V1_0)
-                .then_some(claims.state_transition_history),
+            // v1.0 removed the placeholder (A2A #1396); a runtime that does not claim it
+            // leaves the field out, as a2a-sdk and a2a-js 1.3 do in their v0.3 Cards
+            // (tests/interop_*.rs).
+            state_transition_history: (dialect != Dialect::V1_0 && claims.state_transition_history)
+                .then_some(true),
             extended_agent_card: None,
         },
         default_input_modes: text.clone(),
