@@ -45,6 +45,9 @@ pub struct Job {
     /// The text sent when the task asks for input.
     pub answer: String,
     pub deadlines: Deadlines,
+    /// Cancel the task when it asks for input instead of answering (the job then ends
+    /// `canceled`).
+    pub cancel_at_input_required: bool,
 }
 
 /// Anything that can run a job against a peer and report what it did. A consumer may run

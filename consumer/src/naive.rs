@@ -130,7 +130,15 @@ impl<C: Connector> NaiveConsumer<C> {
                     return outcome;
                 }
             }
-            if belief.state.is_some_and(TaskState::is_interrupted) {
+            if belief.state.is_some_and(TaskState::is_interrupted) && job.cancel_at_input_required {
+                session
+                    .recorder
+                    .decision(&task_id, "cancel", "the job cancels at input-required");
+                match session.client.cancel_task(&task_id).await {
+                    Ok(task) => apply_result(&mut session, &mut belief, RpcResult::Task(task)),
+                    Err(error) => note_error(&mut session, &task_id, &error),
+                }
+            } else if belief.state.is_some_and(TaskState::is_interrupted) {
                 session
                     .recorder
                     .decision(&task_id, "follow-up", "answer with the same task id");

@@ -517,6 +517,9 @@ impl<C: Connector> Run<'_, C> {
                 }
             }
         }
+        if self.session.job.cancel_at_input_required {
+            return self.cancel_waiting(&id, slot).await;
+        }
         self.session
             .recorder
             .decision(&id, "follow-up", "answer with the same task id");
@@ -561,6 +564,22 @@ impl<C: Connector> Run<'_, C> {
                 }
                 Err(self.task_lost(&id, &error))
             }
+            Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
+        }
+    }
+
+    /// Cancels the waiting task, as the job asks, and judges the task the peer returns.
+    async fn cancel_waiting(
+        &mut self,
+        id: &str,
+        slot: &mut Option<Tracked>,
+    ) -> Result<ReadReport, DispatchEnd> {
+        self.session
+            .recorder
+            .decision(id, "cancel", "the job cancels at input-required");
+        match self.session.client.cancel_task(id).await {
+            Ok(task) => Ok(self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, slot)),
+            Err(error) if error.is_task_not_found() => Err(self.task_lost(id, &error)),
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
         }
     }

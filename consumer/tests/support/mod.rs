@@ -40,6 +40,7 @@ pub fn incident_job() -> Job {
             working: Duration::from_secs(20),
             job: Duration::from_secs(120),
         },
+        cancel_at_input_required: false,
     }
 }
 
