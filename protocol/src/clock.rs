@@ -67,6 +67,27 @@ pub fn rfc3339(since_epoch: Duration) -> String {
     )
 }
 
+/// Formats a duration since the Unix epoch as an HTTP date (RFC 9110 IMF-fixdate,
+/// `Sun, 06 Nov 1994 08:49:37 GMT`), the form of `Last-Modified`.
+pub fn http_date(since_epoch: Duration) -> String {
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = since_epoch.as_secs();
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{}, {day:02} {} {year:04} {:02}:{:02}:{:02} GMT",
+        WEEKDAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -95,6 +116,15 @@ mod tests {
         assert_eq!(
             rfc3339(Duration::from_secs(951_782_400)),
             "2000-02-29T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn formats_http_dates() {
+        assert_eq!(http_date(Duration::ZERO), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(
+            http_date(Duration::from_secs(784_111_777)),
+            "Sun, 06 Nov 1994 08:49:37 GMT"
         );
     }
 

@@ -10,6 +10,7 @@
 
 pub mod behaviour;
 pub mod builtin;
+mod card_cache;
 mod endpoint;
 mod executor;
 mod media;
