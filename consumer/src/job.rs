@@ -52,6 +52,33 @@ pub struct Job {
 
 /// Anything that can run a job against a peer and report what it did. A consumer may run
 /// several jobs at once and keeps what it learns across them.
+///
+/// A user's consumer builds its report with a [`Recorder`](crate::recorder::Recorder),
+/// which also emits the trace events the simulation records:
+///
+/// ```
+/// use meshsim_consumer::recorder::Recorder;
+/// use meshsim_consumer::{BoxFuture, Consumer, Job, JobReport, Outcome};
+///
+/// struct Declines;
+///
+/// impl Consumer for Declines {
+///     fn name(&self) -> &str {
+///         "declines"
+///     }
+///
+///     fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
+///         Box::pin(async move {
+///             let recorder = Recorder::new(&job.name, self.name(), &job.peer);
+///             let reason = "declines every job".to_string();
+///             recorder.finish(Outcome::GaveUp { reason }, None)
+///         })
+///     }
+/// }
+///
+/// let consumer: Box<dyn Consumer> = Box::new(Declines);
+/// assert_eq!(consumer.name(), "declines");
+/// ```
 pub trait Consumer: Send + Sync {
     /// A short name, e.g. `naive` or `reconciling`.
     fn name(&self) -> &str;
