@@ -67,7 +67,8 @@ pub fn builtin(name: &str) -> Option<Personality> {
                 follow_up: FollowUpOpening::Snapshot,
             },
             cancel: CancelPolicy {
-                terminal: TerminalCancel::ReturnTask,
+                // Measured by tests/interop_js.rs: cancel of a completed task is -32002.
+                terminal: TerminalCancel::ReturnCanceled,
                 ..CancelPolicy::default()
             },
             ..sdk_runtime(name, "@a2a-js/sdk 1.3.0 as observed on loopback", "1.3.0")

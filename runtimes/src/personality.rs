@@ -298,8 +298,11 @@ pub enum CancelOutcome {
 pub enum TerminalCancel {
     /// -32002 (the spec; a2a-python).
     NotCancelable,
-    /// Answers with the task (a2a-go, a2a-js).
+    /// Answers with the task (a2a-go).
     ReturnTask,
+    /// Answers with the task if it is `canceled`, -32002 for the other terminal states
+    /// (a2a-js 1.3: a repeated cancel returns the task, a completed one is not cancelable).
+    ReturnCanceled,
 }
 
 /// Timestamps on status updates.

@@ -819,6 +819,10 @@ impl Host {
             return match self.personality.cancel.terminal {
                 TerminalCancel::NotCancelable => Err(refused()),
                 TerminalCancel::ReturnTask => Ok(entry.task.clone()),
+                TerminalCancel::ReturnCanceled if state == TaskState::Canceled => {
+                    Ok(entry.task.clone())
+                }
+                TerminalCancel::ReturnCanceled => Err(refused()),
             };
         }
         match self.behaviour.cancel(&self.personality, &entry.view()) {
