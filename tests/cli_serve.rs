@@ -22,8 +22,21 @@ impl Drop for Served {
 
 /// Starts `meshsim serve` and reads the address from the URL it prints.
 fn serve(runtime: &str, dialect: Dialect) -> (Served, SocketAddr) {
+    serve_with(runtime, dialect, &[])
+}
+
+fn serve_with(runtime: &str, dialect: Dialect, extra: &[&str]) -> (Served, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(["serve", "--runtime", runtime, "--dialect", dialect.name(), "--seed", "3"])
+        .args([
+            "serve",
+            "--runtime",
+            runtime,
+            "--dialect",
+            dialect.name(),
+            "--seed",
+            "3",
+        ])
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .expect("meshsim runs");
@@ -31,9 +44,19 @@ fn serve(runtime: &str, dialect: Dialect) -> (Served, SocketAddr) {
     let served = Served(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line.split_whitespace().find(|word| word.starts_with("http://")).expect(&line);
-    let addr = url.trim_start_matches("http://").trim_end_matches('/').parse().expect(url);
-    assert!(line.contains(runtime) && line.contains(dialect.name()), "{line}");
+    let url = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .expect(&line);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .expect(url);
+    assert!(
+        line.contains(runtime) && line.contains(dialect.name()),
+        "{line}"
+    );
     (served, addr)
 }
 
@@ -57,12 +80,18 @@ fn unknown_runtime_exits_2_naming_it() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("no-such-runtime") && stderr.contains("python-correct"), "{stderr}");
+    assert!(
+        stderr.contains("no-such-runtime") && stderr.contains("python-correct"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn list_names_every_builtin_and_dialect() {
-    let output = Command::new(env!("CARGO_BIN_EXE_meshsim")).arg("list").output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .arg("list")
+        .output()
+        .unwrap();
     assert!(output.status.success());
     let stdout = String::from_utf8_lossy(&output.stdout);
     for name in meshsim_runtimes::BUILTIN_NAMES {
@@ -71,4 +100,31 @@ fn list_names_every_builtin_and_dialect() {
     for dialect in Dialect::ALL {
         assert!(stdout.contains(dialect.name()), "{dialect} missing");
     }
+}
+
+#[tokio::test]
+async fn a_sidecar_route_timeout_cuts_a_long_stream() {
+    let (_served, addr) = serve_with(
+        "python-correct",
+        Dialect::V0_3,
+        &["--sidecar-route-timeout-ms", "300"],
+    );
+    let client = Client::new(Target::Tcp(addr), Dialect::V0_3);
+    // The Card comes through the sidecar and points at it.
+    let card = client.card().await;
+    assert_eq!(card.primary_url(), Some(format!("http://{addr}/").as_str()));
+    let mut stream = client
+        .send_streaming(client.message("#long job", None))
+        .await
+        .stream();
+    let mut states = Vec::new();
+    let broke = loop {
+        match stream.next_or_broken().await {
+            Ok(Some(response)) => states.push(format!("{:?}", response.outcome)),
+            Ok(None) => break false,
+            Err(_) => break true,
+        }
+    };
+    assert!(broke, "the sidecar cuts the stream mid-task: {states:?}");
+    assert!(!states.iter().any(|state| state.contains("Completed")));
 }

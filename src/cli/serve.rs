@@ -3,13 +3,17 @@
 //! until interrupted, printing the URL it listens on, so consumer code in any language can
 //! be pointed at it.
 
+use axum::Router;
 use clap::Args;
+use http::Uri;
+use meshsim_consumer::TcpConnector;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{Runtime, resolve};
+use meshsim_runtimes::{Runtime, Sidecar, resolve};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -25,6 +29,14 @@ pub struct ServeArgs {
     /// Seed of the runtime's work durations and ids.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Put a sidecar proxy in front that cuts any response still running this many ms
+    /// after its request (Envoy's route timeout; its default is 15000).
+    #[arg(long)]
+    sidecar_route_timeout_ms: Option<u64>,
+    /// Put a sidecar proxy in front that cuts any response silent for this many ms
+    /// (Envoy's stream idle timeout; its default is 300000).
+    #[arg(long)]
+    sidecar_idle_timeout_ms: Option<u64>,
 }
 
 pub fn run(args: ServeArgs) -> ExitCode {
@@ -62,6 +74,18 @@ pub fn run(args: ServeArgs) -> ExitCode {
         };
         let name = personality.name.clone();
         let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed);
+        let router = match sidecar(&args) {
+            None => runtime.router(),
+            Some(sidecar) => match behind(sidecar, runtime).await {
+                Ok(router) => router,
+                Err(error) => {
+                    eprintln!(
+                        "meshsim serve: cannot start the runtime behind the sidecar: {error}"
+                    );
+                    return ExitCode::from(1);
+                }
+            },
+        };
         // Whoever started us may stop reading stdout; serving goes on regardless.
         let mut stdout = std::io::stdout();
         let dialect = args.dialect;
@@ -73,7 +97,28 @@ pub fn run(args: ServeArgs) -> ExitCode {
         tokio::select! {
             biased;
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
-            _ = meshsim_sim::serve(listener, runtime.router()) => ExitCode::SUCCESS,
+            _ = meshsim_sim::serve(listener, router) => ExitCode::SUCCESS,
         }
     })
+}
+
+/// The sidecar the arguments ask for, if any.
+fn sidecar(args: &ServeArgs) -> Option<Sidecar> {
+    if args.sidecar_route_timeout_ms.is_none() && args.sidecar_idle_timeout_ms.is_none() {
+        return None;
+    }
+    Some(Sidecar {
+        route_timeout_ms: args.sidecar_route_timeout_ms,
+        idle_timeout_ms: args.sidecar_idle_timeout_ms,
+    })
+}
+
+/// Serves `runtime` on a private loopback port and returns the sidecar router in front of it.
+async fn behind(sidecar: Sidecar, runtime: Runtime) -> std::io::Result<Router> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let backend: Uri = format!("http://{}/", listener.local_addr()?)
+        .parse()
+        .map_err(std::io::Error::other)?;
+    tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
+    Ok(sidecar.router(backend, TcpConnector::new(Duration::from_secs(5))))
 }
