@@ -1,0 +1,124 @@
+//! `meshsim probe` as a user runs it, against `meshsim serve` for each of the seed's three
+//! runtimes: the JSON report carries the profile each really has, and the text report names
+//! the Card claims it contradicts.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+/// The served process; killed when dropped so a failing test leaves nothing behind.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `meshsim serve` and returns it with the URL it prints.
+fn serve(runtime: &str, dialect: &str) -> (Served, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args(["serve", "--runtime", runtime, "--dialect", dialect])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("meshsim serve runs");
+    let stdout = child.stdout.take().unwrap();
+    let served = Served(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .expect(&line);
+    (served, url.to_string())
+}
+
+fn probe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .arg("probe")
+        .args(args)
+        .args(["--settle-ms", "300"])
+        .output()
+        .expect("meshsim probe runs")
+}
+
+#[test]
+fn probe_reports_each_seed_runtimes_real_profile_as_json() {
+    let expected = [
+        ("python-correct", "resumes", "resumes", true),
+        (
+            "go-replaying",
+            "replays",
+            "resumes-with-duplicate-submitted",
+            true,
+        ),
+        ("jvm-reaping", "task-not-found", "new-task", false),
+    ];
+    for dialect in ["v0.1", "v0.3", "v1.0"] {
+        for (runtime, resubscribe, followup, survives) in expected {
+            let (_served, url) = serve(runtime, dialect);
+            let output = probe(&[&url, "--json"]);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
+            let report: Value = serde_json::from_str(&stdout).expect("one JSON object");
+            let context = format!("{runtime} {dialect}: {report:#}");
+            assert_eq!(
+                report["resubscribe_after_input_required"], resubscribe,
+                "{context}"
+            );
+            assert_eq!(report["followup_same_task"], followup, "{context}");
+            assert_eq!(report["stream_closes_on_input_required"], true, "{context}");
+            assert_eq!(report["task_survives_stream_close"], survives, "{context}");
+            assert_eq!(report["card"]["streaming"], true, "{context}");
+            assert_eq!(report["card"]["name"], runtime, "{context}");
+            let contradictions = report["contradictions"].as_array().expect("a list");
+            assert_eq!(
+                contradictions.is_empty(),
+                runtime == "python-correct",
+                "{context}"
+            );
+        }
+    }
+}
+
+#[test]
+fn probe_prints_claims_beside_measurements_and_names_contradictions() {
+    let (_served, url) = serve("jvm-reaping", "v1.0");
+    let output = probe(&[&url]);
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    for expected in [
+        "Card claims",
+        "measured",
+        "task survives stream close",
+        "task-not-found",
+        "new-task",
+        "contradictions (3):",
+        "capabilities.streaming = true, but the task is gone once its stream closes",
+    ] {
+        assert!(
+            text.contains(expected),
+            "`{expected}` missing from:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_url_exits_2_and_an_absent_agent_exits_1() {
+    let output = probe(&["ftp://example.org/"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("ftp"),
+        "{output:?}"
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let output = probe(&[&url]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("cannot connect"),
+        "{output:?}"
+    );
+}
