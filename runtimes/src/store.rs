@@ -785,7 +785,7 @@ impl Host {
             .collect();
         entries.sort_by_key(|entry| entry.seq);
         let total = entries.len();
-        let end = (offset + page_size as usize).min(total);
+        let end = offset.saturating_add(page_size as usize).min(total);
         let tasks = entries
             .get(offset.min(total)..end)
             .unwrap_or_default()

@@ -251,6 +251,20 @@ async fn list_tasks_pages_and_filters() {
         }))
         .await;
     assert_eq!(bad.error().code, ErrorCode::InvalidParams);
+    // A page token far past the end is an empty page, not a crash.
+    let beyond = list(ListTasksParams {
+        page_token: Some(u64::MAX.to_string()),
+        ..Default::default()
+    })
+    .await;
+    assert!(beyond.tasks.is_empty());
+    let garbage = client
+        .call(Request::ListTasks(ListTasksParams {
+            page_token: Some("x".into()),
+            ..Default::default()
+        }))
+        .await;
+    assert_eq!(garbage.error().code, ErrorCode::InvalidParams);
 }
 
 #[tokio::test(start_paused = true)]
