@@ -7,7 +7,7 @@
 //!
 //! - a state equal to the current one is a repeat, never applied twice;
 //! - a state that matches an applied one by timestamp or status-message id is a duplicate;
-//! - a `submitted` after the task has moved on opens an *alignment*: the following events
+//! - a `submitted` on a stream after the task has moved on opens an *alignment*: the next events
 //!   are held while they match the applied sequence from its start. When the whole applied
 //!   sequence has been matched the held events were a replay (on a resubscribe at once, on a
 //!   turn once something new follows); when an event breaks the match, the held events were
@@ -172,7 +172,8 @@ impl TaskLedger {
             {
                 alignment.held.push(observation);
                 alignment.cursor += 1;
-                if alignment.cursor == self.applied.len() && alignment.kind != ConnectionKind::Turn
+                if alignment.cursor == self.applied.len()
+                    && alignment.kind == ConnectionKind::Resubscribe
                 {
                     rulings.extend(self.settle_as_replay());
                 }
@@ -184,7 +185,7 @@ impl TaskLedger {
                 rulings.extend(self.settle_as_live());
             }
         }
-        if self.opens_alignment(&observation) {
+        if kind != ConnectionKind::Probe && self.opens_alignment(&observation) {
             self.alignment = Some(Alignment {
                 connection,
                 kind,
@@ -197,7 +198,7 @@ impl TaskLedger {
         rulings
     }
 
-    /// The connection ended: settles what it left held. On a resubscribe or a probe a
+    /// The connection ended: settles what it left held. On a resubscribe a
     /// partial match counts as replay (applying a stale state cannot be undone; a missed
     /// one is caught at the next sync point); on a turn the held events were live.
     pub fn close(&mut self, connection: u32) -> Vec<Ruling> {
@@ -574,6 +575,17 @@ mod tests {
         assert_eq!(feed.applied_states(), [Working, InputRequired]);
         assert_eq!(feed.verdicts()[2], (Submitted, Verdict::DuplicateSubmitted));
         assert_eq!(feed.ledger.current(), Some(InputRequired));
+    }
+
+    #[test]
+    fn a_stale_snapshot_from_a_get_is_judged_not_aligned() {
+        let mut feed = Feed::new();
+        feed.first_turn(T);
+        feed.connect();
+        feed.event_kind(Probe, EventKind::Result, Submitted, T[0]);
+        feed.connect();
+        assert_eq!(feed.applied_states(), [Submitted, Working, InputRequired]);
+        assert_eq!(feed.verdicts()[3], (Submitted, Verdict::DuplicateSubmitted));
     }
 
     #[test]
