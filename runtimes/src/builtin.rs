@@ -71,6 +71,7 @@ pub fn builtin(name: &str) -> Option<Personality> {
                 terminal: TerminalCancel::ReturnCanceled,
                 ..CancelPolicy::default()
             },
+            exact_version: true,
             ..sdk_runtime(name, "@a2a-js/sdk 1.3.0 as observed on loopback", "1.3.0")
         },
         "a2a-go-2" => Personality {

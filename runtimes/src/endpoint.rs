@@ -10,8 +10,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use meshsim_protocol::{
-    DecodeError, ErrorCode, Message, Method, Request, RequestId, RpcError, RpcRequest, RpcResponse,
-    RpcResult, version,
+    DecodeError, Dialect, ErrorCode, Message, Method, Request, RequestId, RpcError, RpcRequest,
+    RpcResponse, RpcResult, version,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -67,6 +67,7 @@ fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Ref
         .and_then(|value| value.to_str().ok());
     version::check_request_version(host.dialect, header)
         .map_err(|error| (id.clone(), None, error))?;
+    exact_version(host, header).map_err(|error| (id.clone(), None, error))?;
     let Some(name) = json.get("method").and_then(Value::as_str) else {
         let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
         return Err((id, None, error));
@@ -84,6 +85,26 @@ fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Ref
     codec
         .decode_request(&json)
         .map_err(|problem| (id, Some(method), invalid(problem)))
+}
+
+/// A personality that compares the whole `A2A-Version` (a2a-js 1.3 refuses `1.1`) on top of
+/// the major-version rule every v1.0 server applies.
+fn exact_version(host: &Host, header: Option<&str>) -> Result<(), RpcError> {
+    let served = host.dialect.protocol_version();
+    let requested = header.map(str::trim);
+    if host.dialect != Dialect::V1_0 || !host.personality.exact_version || requested == served {
+        return Ok(());
+    }
+    Err(RpcError {
+        code: ErrorCode::VersionNotSupported,
+        message: format!(
+            "A2A protocol version {} is not supported; this agent speaks exactly 1.0",
+            requested.unwrap_or("(none)")
+        ),
+        data: Some(Value::Array(vec![
+            ErrorCode::VersionNotSupported.error_info(),
+        ])),
+    })
 }
 
 /// The envelope's id if it has a usable one, for answering errors.

@@ -50,6 +50,9 @@ pub struct Personality {
     /// The first this many tasks an instance creates are never picked up by its executor:
     /// they stay `submitted` (a wedged worker pool; consumers need their own deadline).
     pub stalled_first_tasks: u32,
+    /// A v1.0 runtime that accepts only `A2A-Version: 1.0` exactly, refusing e.g. `1.1`
+    /// with -32009 (the spec compares the major version only).
+    pub exact_version: bool,
 }
 
 impl Default for Personality {
@@ -75,6 +78,7 @@ impl Default for Personality {
             duplicate_states: Vec::new(),
             keep_alive_ms: None,
             stalled_first_tasks: 0,
+            exact_version: false,
         }
     }
 }

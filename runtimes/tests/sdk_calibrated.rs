@@ -335,6 +335,26 @@ async fn js_resubscribe_while_working_closes_at_input_required() {
     assert!(!subscriber.comments_seen);
 }
 
+/// "Version must match exactly (`1.1` rejected)."
+#[tokio::test(start_paused = true)]
+async fn js_version_must_match_exactly() {
+    let (client, _) = runtime("a2a-js-1.3", Dialect::V1_0);
+    let get = r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}"#;
+    let newer = client
+        .post_json(get, Some("1.1"))
+        .await
+        .outcome
+        .unwrap_err();
+    assert_eq!(newer.code, ErrorCode::VersionNotSupported);
+    assert_eq!(newer.data.unwrap()[0]["reason"], "VERSION_NOT_SUPPORTED");
+    let exact = client
+        .post_json(get, Some("1.0"))
+        .await
+        .outcome
+        .unwrap_err();
+    assert_eq!(exact.code, ErrorCode::TaskNotFound);
+}
+
 /// "Second cancel returns the canceled task with 200."
 #[tokio::test(start_paused = true)]
 async fn js_second_cancel_returns_the_task() {
