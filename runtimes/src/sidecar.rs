@@ -14,11 +14,12 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Response, StatusCode, Uri};
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming};
 use serde::{Deserialize, Serialize};
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -163,26 +164,36 @@ where
             return plain(status, "upstream request timeout");
         }
     };
+    let (response, connection) = response;
     let (parts, body) = response.into_parts();
     let config = proxy.config;
-    let state = (body, false, path);
-    let frames = futures_util::stream::unfold(state, move |(mut body, cut, path)| async move {
-        if cut {
+    let relay = Relay {
+        body,
+        connection: Some(connection),
+        cut: false,
+        path,
+    };
+    let frames = futures_util::stream::unfold(relay, move |mut relay| async move {
+        if relay.cut {
             return None;
         }
         loop {
-            let frame = bounded(next_deadline(&config, route_deadline), body.frame()).await;
+            let frame = bounded(next_deadline(&config, route_deadline), relay.next_frame()).await;
             match frame {
                 Ok(None) => return None,
                 Ok(Some(Ok(frame))) => match frame.into_data() {
-                    Ok(data) => return Some((Ok::<Bytes, BoxError>(data), (body, false, path))),
+                    Ok(data) => return Some((Ok::<Bytes, BoxError>(data), relay)),
                     Err(_) => continue,
                 },
-                Ok(Some(Err(problem))) => return Some((Err(problem.into()), (body, true, path))),
+                Ok(Some(Err(problem))) => {
+                    relay.cut = true;
+                    return Some((Err(problem.into()), relay));
+                }
                 Err(cut) => {
-                    tracing::info!(target: "meshsim::runtime", path = path.as_str(),
+                    tracing::info!(target: "meshsim::runtime", path = relay.path.as_str(),
                         reason = cut.name(), "sidecar cut");
-                    return Some((Err(Box::new(cut) as BoxError), (body, true, path)));
+                    relay.cut = true;
+                    return Some((Err(Box::new(cut) as BoxError), relay));
                 }
             }
         }
@@ -190,8 +201,42 @@ where
     Response::from_parts(parts, Body::from_stream(frames))
 }
 
-/// Sends the request to the backend over a new connection; the response's head.
-async fn upstream<C>(proxy: &Proxy<C>, request: Request) -> Result<Response<Incoming>, BoxError>
+/// The upstream HTTP/1.1 connection, driven by whoever reads its response (never spawned, so
+/// it goes away with the response in a deterministic order when a simulated host crashes).
+type Connection = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A response body being relayed, with the connection it arrives on.
+struct Relay {
+    body: Incoming,
+    /// `None` once the connection finished (the body then yields what it still holds).
+    connection: Option<Connection>,
+    /// Set once the relay broke off; the stream ends after the error.
+    cut: bool,
+    path: String,
+}
+
+impl Relay {
+    /// The next frame of the body, driving the connection meanwhile.
+    async fn next_frame(&mut self) -> Option<Result<Frame<Bytes>, hyper::Error>> {
+        loop {
+            let Some(connection) = self.connection.as_mut() else {
+                return self.body.frame().await;
+            };
+            tokio::select! {
+                biased;
+                frame = self.body.frame() => return frame,
+                () = connection.as_mut() => self.connection = None,
+            }
+        }
+    }
+}
+
+/// Sends the request to the backend over a new connection; the response's head and the
+/// connection, which must be driven until the body is read.
+async fn upstream<C>(
+    proxy: &Proxy<C>,
+    request: Request,
+) -> Result<(Response<Incoming>, Connection), BoxError>
 where
     C: Service<Uri> + Clone + Send + Sync + 'static,
     C::Response: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -206,16 +251,22 @@ where
         .map_err(Into::into)?;
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io)).await?;
-    tokio::spawn(connection);
+    let mut connection: Connection = Box::pin(async move {
+        // Its end (clean or not) shows in the body.
+        let _ = connection.await;
+    });
     let (mut parts, body) = request.into_parts();
     // Origin form on the upstream connection; the Host header travels unchanged.
     parts.uri = parts
         .uri
         .path_and_query()
         .map_or_else(|| Uri::from_static("/"), |path| Uri::from(path.clone()));
-    Ok(sender
-        .send_request(Request::from_parts(parts, body))
-        .await?)
+    let request = Request::from_parts(parts, body);
+    tokio::select! {
+        biased;
+        response = sender.send_request(request) => Ok((response?, connection)),
+        () = connection.as_mut() => Err("the upstream connection closed before answering".into()),
+    }
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
