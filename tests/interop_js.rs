@@ -9,7 +9,7 @@
 
 mod interop_support;
 
-use interop_support::calibration::assert_calibrated;
+use interop_support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use interop_support::decoding::{play_script, raw_error, reasons, reconciling_completes};
 use interop_support::process::{probe, start_agent, start_mock};
 use interop_support::{Sdk, install, runtime};
@@ -45,6 +45,7 @@ fn a2a_js_sdk_interop_and_calibration() {
     // Calibration: the probe measures the personality as it measures the SDK.
     for (dialect, url) in [(Dialect::V1_0, &base), (Dialect::V0_3, &v03)] {
         let real = probe(url);
+        assert_documented_lifecycle(&format!("meshsim probe {url}"), &real);
         let (_mock, mock_url) = start_mock(SDK.personality(), dialect.name());
         let personality = probe(&mock_url);
         assert_calibrated(

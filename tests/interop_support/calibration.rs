@@ -46,6 +46,28 @@ fn compare(path: &str, real: &Value, personality: &Value, found: &mut Vec<String
     }
 }
 
+/// The lifecycle `a2a-behaviour.md` §3 records for both SDKs, as the probe measures it:
+/// the stream closes at `input-required`, the task outlives it, resubscribe reattaches,
+/// a follow-up with the same id resumes, and the Card's claims are not contradicted.
+pub fn assert_documented_lifecycle(what: &str, real: &Value) {
+    let expected = [
+        ("reached_input_required", Value::Bool(true)),
+        ("stream_closes_on_input_required", Value::Bool(true)),
+        ("task_survives_stream_close", Value::Bool(true)),
+        ("resubscribe_after_input_required", Value::from("resumes")),
+        ("followup_same_task", Value::from("resumes")),
+        ("get_after_followup", Value::from("completed")),
+        ("contradictions", Value::Array(Vec::new())),
+    ];
+    for (field, value) in expected {
+        assert_eq!(
+            real.get(field),
+            Some(&value),
+            "{what}: `{field}` in {real:#}"
+        );
+    }
+}
+
 /// Fails the test naming every differing field, unless there is none.
 pub fn assert_calibrated(what: &str, real: &Value, personality: &Value) {
     let found = differences(real, personality);
