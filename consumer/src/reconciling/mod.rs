@@ -381,7 +381,11 @@ impl<C: Connector> Run<'_, C> {
                 let id = task.task_id.clone();
                 return self.deadline(&id, state, limit).await;
             }
-            let report = if current.is_some_and(TaskState::is_interrupted) {
+            let answered = task.answer_pending(self.session.job.deadlines.working);
+            let report = if answered && current.is_some_and(TaskState::is_interrupted) {
+                // The answer was taken; the peer has not moved on yet.
+                self.poll(&mut slot).await
+            } else if current.is_some_and(TaskState::is_interrupted) {
                 if turns == self.config.max_turns {
                     let id = task.task_id.clone();
                     self.session.abandon(&id, "too many questions").await;
@@ -530,12 +534,18 @@ impl<C: Connector> Run<'_, C> {
         let streamed = self.use_streams();
         let sent = if streamed {
             match self.session.client.stream_message(message).await {
-                Ok(stream) => Ok(self.read(stream, ConnectionKind::Turn, slot, true).await),
+                Ok(stream) => {
+                    mark_answered(slot);
+                    Ok(self.read(stream, ConnectionKind::Turn, slot, true).await)
+                }
                 Err(error) => Err(error),
             }
         } else {
             match self.send_without_stream(message).await {
-                Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, slot)),
+                Ok(result) => {
+                    mark_answered(slot);
+                    Ok(self.observe_result(result, ConnectionKind::Turn, slot))
+                }
                 Err(error) => Err(error),
             }
         };
@@ -818,6 +828,13 @@ impl<C: Connector> Run<'_, C> {
             self.record_rulings(task, rulings, &mut report);
         }
         report
+    }
+}
+
+/// The peer took an answer to the task's current question.
+fn mark_answered(slot: &mut Option<Tracked>) {
+    if let Some(task) = slot.as_mut() {
+        task.answered = Some((task.ledger.applied().len(), Instant::now()));
     }
 }
 

@@ -23,6 +23,8 @@ pub struct Tracked {
     pub streamed: bool,
     /// Whether its stream broke mid-task and it has not been seen since.
     pub broken: bool,
+    /// When the peer took an answer, and how many states were applied then.
+    pub answered: Option<(usize, Instant)>,
 }
 
 impl Tracked {
@@ -37,6 +39,7 @@ impl Tracked {
             entered: Instant::now(),
             streamed,
             broken: false,
+            answered: None,
         }
     }
 
@@ -68,6 +71,14 @@ impl Tracked {
             .iter()
             .map(|(_, text)| text.as_str())
             .collect()
+    }
+
+    /// Whether the peer took an answer to the current question (nothing was applied
+    /// since) less than `patience` ago: then the task is polled, not answered again.
+    pub fn answer_pending(&self, patience: Duration) -> bool {
+        self.answered.is_some_and(|(applied, at)| {
+            applied == self.ledger.applied().len() && Instant::now() < at + patience
+        })
     }
 
     /// The deadline of the current state, with its limit, if the state has one.
