@@ -97,7 +97,10 @@ impl FromStr for Invariant {
             .find(|invariant| invariant.name() == s)
             .ok_or_else(|| {
                 let names: Vec<_> = Invariant::ALL.iter().map(|i| i.name()).collect();
-                format!("unknown invariant `{s}` (expected one of: {})", names.join(", "))
+                format!(
+                    "unknown invariant `{s}` (expected one of: {})",
+                    names.join(", ")
+                )
             })
     }
 }

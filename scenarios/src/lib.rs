@@ -1,13 +1,25 @@
 //! Scenarios, the invariant oracle and the run matrix: what ties runtimes, consumers and
 //! the harness together into seeded runs with verdicts.
 //!
-//! A [`scenario`] says which runtimes stand where, what jobs the consumer runs and which
-//! faults the chaos phase may bring; a run executes one (seed, scenario, runtime, consumer,
-//! dialect) under the harness, and the [`oracle`] checks the consumer's reports against the
-//! runtimes' ground truth, naming each broken [`Invariant`].
+//! A [`Scenario`] says which runtimes stand where, what jobs the consumer runs and which
+//! faults always strike; [`run()`] executes one (seed, scenario, runtime, consumer,
+//! dialect, faults) under the harness, and the [`oracle`] checks the consumer's reports
+//! against the runtimes' ground truth, naming each broken [`Invariant`].
 
+pub mod consumer_choice;
+pub mod expectation;
 pub mod invariant;
+pub mod matrix;
 pub mod oracle;
+pub mod real_profile;
+pub mod run;
+pub mod scenario;
 
+pub use consumer_choice::{BUILTIN_CONSUMERS, ConsumerChoice, ConsumerFactory};
+pub use expectation::{Expect, RULES, Rule, rule_for};
 pub use invariant::Invariant;
+pub use matrix::{Cell, CellKey, CellTally, Matrix, SweepOutcome, Tally};
 pub use oracle::{Evidence, JobRun, Violation, check};
+pub use real_profile::real_profile;
+pub use run::{Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run};
+pub use scenario::{Layout, Scenario};

@@ -131,8 +131,7 @@ fn no_double_apply(
                 let at = records
                     .iter()
                     .flat_map(|record| &record.transitions)
-                    .filter(|transition| transition.to == event.to)
-                    .last()
+                    .rfind(|transition| transition.to == event.to)
                     .map(|transition| evidence.since_start(transition.at))
                     .unwrap_or_else(|| evidence.end_ms());
                 found.push(violation(
@@ -164,7 +163,12 @@ pub fn is_legal_step(from: Option<TaskState>, to: TaskState) -> bool {
     }
 }
 
-fn legal_path(evidence: &Evidence<'_>, run: &JobRun, report: &JobReport, found: &mut Vec<Violation>) {
+fn legal_path(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    found: &mut Vec<Violation>,
+) {
     for view in &report.tasks {
         let mut current = None;
         for event in &view.applied {
@@ -198,10 +202,15 @@ fn view_matches_truth(
         if view.abandoned.is_some() {
             continue;
         }
-        let Some(believed) = view.final_state else { continue };
+        let Some(believed) = view.final_state else {
+            continue;
+        };
         let record = truth.and_then(|t| t.task(&view.task_id));
         let problem = match &record {
-            None => Some((evidence.end_ms(), "the runtime never had this task".to_string())),
+            None => Some((
+                evidence.end_ms(),
+                "the runtime never had this task".to_string(),
+            )),
             Some(record) => match &record.fate {
                 Some(Fate::Reaped { at, reason }) => Some((
                     evidence.since_start(*at),
@@ -264,19 +273,19 @@ fn no_orphaned_task(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
             let Some(owner) = owner else {
                 // A task no finished job knows of: the liveness check reports unfinished
                 // jobs; a task nobody touched is the runtime's own business.
-                if evidence.converged {
-                    if let Some(run) = evidence.jobs.iter().find(|run| run.host == *host) {
-                        found.push(violation(
-                            Invariant::NoOrphanedTask,
-                            run,
-                            Some(&record.id),
-                            evidence.end_ms(),
-                            format!(
-                                "task is still `{}` on {host} and no job reports having touched it",
-                                record.state
-                            ),
-                        ));
-                    }
+                if evidence.converged
+                    && let Some(run) = evidence.jobs.iter().find(|run| run.host == *host)
+                {
+                    found.push(violation(
+                        Invariant::NoOrphanedTask,
+                        run,
+                        Some(&record.id),
+                        evidence.end_ms(),
+                        format!(
+                            "task is still `{}` on {host} and no job reports having touched it",
+                            record.state
+                        ),
+                    ));
                 }
                 continue;
             };
@@ -294,14 +303,21 @@ fn no_orphaned_task(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
     }
 }
 
-fn one_outcome(evidence: &Evidence<'_>, run: &JobRun, report: &JobReport, found: &mut Vec<Violation>) {
+fn one_outcome(
+    evidence: &Evidence<'_>,
+    run: &JobRun,
+    report: &JobReport,
+    found: &mut Vec<Violation>,
+) {
     let expected = match &report.outcome {
         Outcome::Completed { task_id, .. } => Some((task_id, TaskState::Completed)),
         Outcome::Failed { task_id, .. } => Some((task_id, TaskState::Failed)),
         Outcome::Canceled { task_id } => Some((task_id, TaskState::Canceled)),
         Outcome::GaveUp { .. } => None,
     };
-    let Some((task_id, state)) = expected else { return };
+    let Some((task_id, state)) = expected else {
+        return;
+    };
     let others = evidence
         .jobs
         .iter()
@@ -320,7 +336,11 @@ fn one_outcome(evidence: &Evidence<'_>, run: &JobRun, report: &JobReport, found:
             Some(record) if record.state != state || record.fate.is_some() => Some(format!(
                 "the job accepted `{state}` but the runtime's task is `{}`{}",
                 record.state,
-                if record.fate.is_some() { " and gone" } else { "" }
+                if record.fate.is_some() {
+                    " and gone"
+                } else {
+                    ""
+                }
             )),
             Some(_) => None,
         }
@@ -426,7 +446,9 @@ fn profile_matches_runtime(
         real.resubscribe_after_input_required,
     ) && l != r
     {
-        wrong.push(format!("resubscribe_after_input_required: learned {l}, really {r}"));
+        wrong.push(format!(
+            "resubscribe_after_input_required: learned {l}, really {r}"
+        ));
     }
     if let (Some(l), Some(r)) = (learned.followup_same_task, real.followup_same_task)
         && l != r
@@ -438,14 +460,18 @@ fn profile_matches_runtime(
         real.stream_closes_on_input_required,
     ) && l != r
     {
-        wrong.push(format!("stream_closes_on_input_required: learned {l}, really {r}"));
+        wrong.push(format!(
+            "stream_closes_on_input_required: learned {l}, really {r}"
+        ));
     }
     if let (Some(l), Some(r)) = (
         learned.task_survives_stream_close,
         real.task_survives_stream_close,
     ) && l != r
     {
-        wrong.push(format!("task_survives_stream_close: learned {l}, really {r}"));
+        wrong.push(format!(
+            "task_survives_stream_close: learned {l}, really {r}"
+        ));
     }
     if !wrong.is_empty() {
         found.push(violation(

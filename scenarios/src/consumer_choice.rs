@@ -1,0 +1,94 @@
+//! Which consumer a run drives: the two built in, or a user's own through a factory.
+
+use meshsim_consumer::{
+    ClientConfig, Consumer, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
+};
+use meshsim_sim::TurmoilConnector;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds a consumer for one run from the simulation's connector and a seed for its ids.
+pub type ConsumerFactory = Arc<dyn Fn(TurmoilConnector, u64) -> Box<dyn Consumer> + Send + Sync>;
+
+/// A consumer to put through the matrix.
+#[derive(Clone)]
+pub enum ConsumerChoice {
+    /// Plans the lifecycle from the Card (the seed's failure mode).
+    Naive,
+    /// The seed's operational invariant, done right.
+    Reconciling,
+    /// A user's consumer, under a name of its own.
+    Custom {
+        name: String,
+        factory: ConsumerFactory,
+    },
+}
+
+/// The built-in consumers' names.
+pub const BUILTIN_CONSUMERS: [&str; 2] = ["naive", "reconciling"];
+
+impl ConsumerChoice {
+    /// A user's consumer made by `factory`.
+    pub fn custom(
+        name: impl Into<String>,
+        factory: impl Fn(TurmoilConnector, u64) -> Box<dyn Consumer> + Send + Sync + 'static,
+    ) -> Self {
+        ConsumerChoice::Custom {
+            name: name.into(),
+            factory: Arc::new(factory),
+        }
+    }
+
+    /// A built-in consumer by name.
+    pub fn builtin(name: &str) -> Result<Self, String> {
+        match name {
+            "naive" => Ok(ConsumerChoice::Naive),
+            "reconciling" => Ok(ConsumerChoice::Reconciling),
+            other => Err(format!(
+                "unknown consumer `{other}` (expected one of: {})",
+                BUILTIN_CONSUMERS.join(", ")
+            )),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            ConsumerChoice::Naive => "naive",
+            ConsumerChoice::Reconciling => "reconciling",
+            ConsumerChoice::Custom { name, .. } => name,
+        }
+    }
+
+    /// The consumer for one run.
+    pub fn build(&self, connector: TurmoilConnector, seed: u64) -> Box<dyn Consumer> {
+        match self {
+            ConsumerChoice::Naive => Box::new(NaiveConsumer::new(connector, sim_client(), seed)),
+            ConsumerChoice::Reconciling => Box::new(ReconcilingConsumer::new(
+                connector,
+                ReconcilingConfig {
+                    client: sim_client(),
+                    ..ReconcilingConfig::default()
+                },
+                seed,
+            )),
+            ConsumerChoice::Custom { factory, .. } => factory(connector, seed),
+        }
+    }
+}
+
+/// Client limits suited to a simulation whose liveness bound is tens of seconds: turmoil
+/// has no retransmission, so a lost segment shows up only as silence.
+fn sim_client() -> ClientConfig {
+    ClientConfig {
+        request_timeout: Duration::from_secs(3),
+        idle_timeout: Duration::from_secs(5),
+        ..ClientConfig::default()
+    }
+}
+
+impl fmt::Debug for ConsumerChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

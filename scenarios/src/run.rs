@@ -1,0 +1,347 @@
+//! One run: a (seed, scenario, runtime, consumer, dialect, faults) put through the harness
+//! and judged by the oracle.
+
+use crate::consumer_choice::ConsumerChoice;
+use crate::oracle::{self, Evidence, JobRun, Violation};
+use crate::real_profile::real_profile;
+use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST, Scenario};
+use futures_util::future::join_all;
+use meshsim_consumer::{Job, JobReport};
+use meshsim_protocol::Dialect;
+use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar};
+use meshsim_sim::seed::names;
+use meshsim_sim::{
+    FaultKind, FaultPlan, RunConfig, RunError, Runner, Seed, SimListener, Swarm, SwarmSpace, Trace,
+    TurmoilConnector, epoch, serve, sim_clock,
+};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The runtime under test: a name (built-in, or the file it came from) and its personality.
+#[derive(Debug, Clone)]
+pub struct RuntimeChoice {
+    pub label: String,
+    pub personality: Personality,
+}
+
+impl RuntimeChoice {
+    /// A built-in personality, or a personality file.
+    pub fn resolve(name_or_path: &str) -> Result<Self, String> {
+        meshsim_runtimes::resolve(name_or_path)
+            .map(|personality| RuntimeChoice {
+                label: name_or_path.to_string(),
+                personality,
+            })
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// Where a run's faults come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Faults {
+    /// Only the scenario's own scripted faults.
+    None,
+    /// The scenario's faults plus a swarm draw from the seed.
+    Swarm,
+    /// Exactly this plan (as printed by a previous run, or shrunk).
+    Plan(FaultPlan),
+}
+
+impl Faults {
+    /// `none` or `swarm`, for tables and JSON; an explicit plan is `plan`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Faults::None => "none",
+            Faults::Swarm => "swarm",
+            Faults::Plan(_) => "plan",
+        }
+    }
+}
+
+/// Everything that identifies a run.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub seed: Seed,
+    pub scenario: Scenario,
+    pub runtime: RuntimeChoice,
+    pub consumer: ConsumerChoice,
+    pub dialect: Dialect,
+    pub faults: Faults,
+    /// Run only the first this many jobs of the scenario (shrinking the workload).
+    pub job_limit: Option<usize>,
+}
+
+impl RunSpec {
+    /// The `meshsim replay` command that reproduces this run (`plan_file` names where an
+    /// explicit plan was written).
+    pub fn replay_command(&self, plan_file: Option<&str>) -> String {
+        let mut command = format!(
+            "meshsim replay --seed {} --scenario {} --runtime {} --consumer {} --dialect {}",
+            self.seed.value(),
+            self.scenario,
+            self.runtime.label,
+            self.consumer.name(),
+            self.dialect
+        );
+        match (&self.faults, plan_file) {
+            (Faults::Plan(_), Some(file)) => command.push_str(&format!(" --plan {file}")),
+            (faults, _) => command.push_str(&format!(" --faults {}", faults.name())),
+        }
+        if let Some(limit) = self.job_limit {
+            command.push_str(&format!(" --job-limit {limit}"));
+        }
+        command
+    }
+}
+
+/// Whether a run held every invariant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds,
+    Violated,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub spec: RunSpec,
+    pub verdict: Verdict,
+    pub violations: Vec<Violation>,
+    pub trace_hash: String,
+    /// The whole plan that was applied (scripted and drawn faults).
+    pub plan: FaultPlan,
+    /// The swarm's enabled fault kinds, when the swarm drew the plan.
+    pub swarm_kinds: Vec<FaultKind>,
+    pub elapsed_ms: u64,
+    pub converged: bool,
+    pub reports: Vec<JobReport>,
+    /// The recorded trace, when asked for.
+    pub trace: Option<Trace>,
+}
+
+/// What to keep of a run beyond its verdict.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub keep_trace: bool,
+    pub trace_file: Option<PathBuf>,
+}
+
+/// The simulation's timing: a 5 s chaos phase, then 30 s for the jobs to finish.
+pub fn run_config() -> RunConfig {
+    RunConfig {
+        chaos: Duration::from_secs(5),
+        liveness: Duration::from_secs(30),
+        ..RunConfig::default()
+    }
+}
+
+/// Runs `spec` and judges it.
+pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> {
+    let config = run_config();
+    let mut layout = spec
+        .scenario
+        .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
+    if let Some(limit) = spec.job_limit {
+        layout.jobs.truncate(limit.max(1));
+    }
+    let (plan, swarm_kinds) = fault_plan(spec, &layout, &config);
+
+    let mut runner = Runner::new(spec.seed, config.clone());
+    runner.plan(plan.clone());
+    if let Some(path) = &options.trace_file {
+        runner.trace_file(path);
+    }
+    let truths = register_agents(&mut runner, spec, &layout);
+    let jobs: Vec<(Job, String)> = layout
+        .jobs
+        .iter()
+        .map(|job| {
+            let job_spec = Job {
+                name: job.name.clone(),
+                peer: format!("http://{}:{AGENT_PORT}", layout.entry_host(job)),
+                request: job.request.clone(),
+                answer: job.answer.clone(),
+                deadlines: job.deadlines,
+                cancel_at_input_required: job.cancel_at_input_required,
+            };
+            (job_spec, layout.agents[job.agent].host.clone())
+        })
+        .collect();
+    let reports: Rc<RefCell<Option<Vec<JobReport>>>> = Rc::default();
+    let slot = Rc::clone(&reports);
+    let consumer = spec.consumer.clone();
+    let consumer_seed = spec.seed.derive("consumer").value();
+    let to_run: Vec<Job> = jobs.iter().map(|(job, _)| job.clone()).collect();
+    runner.client(CONSUMER_HOST, async move {
+        let connector = TurmoilConnector::new(Duration::from_secs(1));
+        let consumer = consumer.build(connector, consumer_seed);
+        let done = join_all(to_run.into_iter().map(|job| consumer.run(job))).await;
+        *slot.borrow_mut() = Some(done);
+        Ok(())
+    });
+    let run = runner.run()?;
+
+    let finished = reports.borrow_mut().take();
+    let job_runs: Vec<JobRun> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(index, (job, host))| JobRun {
+            report: finished.as_ref().and_then(|all| all.get(index).cloned()),
+            job,
+            host,
+        })
+        .collect();
+    let profiles = expected_profiles(&layout, &plan);
+    let violations = oracle::check(&Evidence {
+        jobs: &job_runs,
+        truths: &truths,
+        profiles: &profiles,
+        converged: run.record.converged,
+        end: Duration::from_millis(run.record.elapsed_ms),
+        epoch: epoch()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default(),
+    });
+    Ok(RunResult {
+        spec: spec.clone(),
+        verdict: if violations.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        },
+        violations,
+        trace_hash: run.record.trace_hash.to_string(),
+        plan,
+        swarm_kinds,
+        elapsed_ms: run.record.elapsed_ms,
+        converged: run.record.converged,
+        reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
+        trace: options.keep_trace.then_some(run.trace),
+    })
+}
+
+/// Starts every agent (and the sidecar) of `layout`, each with a ground truth that
+/// outlives its restarts.
+fn register_agents(
+    runner: &mut Runner,
+    spec: &RunSpec,
+    layout: &Layout,
+) -> BTreeMap<String, GroundTruth> {
+    let mut truths = BTreeMap::new();
+    for agent in &layout.agents {
+        let host_seed = spec.seed.derive(names::HOSTS).derive(&agent.host).value();
+        let runtime = Runtime::new(
+            agent.personality.clone(),
+            spec.dialect,
+            sim_clock(),
+            host_seed,
+        );
+        truths.insert(agent.host.clone(), runtime.truth());
+        runner.host(agent.host.as_str(), move || {
+            let router = runtime.router();
+            async move {
+                let listener = SimListener::bind(AGENT_PORT).await?;
+                match serve(listener, router).await {}
+            }
+        });
+    }
+    if let Some(sidecar) = layout.sidecar {
+        let backend: http::Uri = format!("http://{}:{AGENT_PORT}/", layout.agents[0].host)
+            .parse()
+            .expect("host names make valid URIs");
+        runner.host(SIDECAR_HOST, move || {
+            let config = Sidecar {
+                route_timeout_ms: Some(millis(sidecar.route_timeout)),
+                idle_timeout_ms: None,
+            };
+            let router = config.router(
+                backend.clone(),
+                TurmoilConnector::new(Duration::from_secs(1)),
+            );
+            async move {
+                let listener = SimListener::bind(AGENT_PORT).await?;
+                match serve(listener, router).await {}
+            }
+        });
+    }
+    truths
+}
+
+/// The plan a run applies: the scenario's scripted faults, plus a swarm draw, or exactly
+/// the plan given.
+fn fault_plan(spec: &RunSpec, layout: &Layout, config: &RunConfig) -> (FaultPlan, Vec<FaultKind>) {
+    match &spec.faults {
+        Faults::Plan(plan) => (plan.clone(), Vec::new()),
+        Faults::None => (FaultPlan::new(layout.scripted.clone()), Vec::new()),
+        Faults::Swarm => {
+            let mut links = Vec::new();
+            for job in &layout.jobs {
+                let link = (
+                    CONSUMER_HOST.to_string(),
+                    layout.entry_host(job).to_string(),
+                );
+                if !links.contains(&link) {
+                    links.push(link);
+                }
+            }
+            if layout.sidecar.is_some() {
+                links.push((SIDECAR_HOST.to_string(), layout.agents[0].host.clone()));
+            }
+            let space = SwarmSpace {
+                links,
+                hosts: layout
+                    .agents
+                    .iter()
+                    .map(|agent| agent.host.clone())
+                    .collect(),
+                hooks: Vec::new(),
+                chaos_ms: millis(config.chaos),
+            };
+            let swarm = Swarm::draw(spec.seed.derive(names::FAULTS), &space);
+            let mut faults = layout.scripted.clone();
+            faults.extend(swarm.plan.faults);
+            (
+                FaultPlan::new(faults),
+                swarm.kinds.keys().copied().collect(),
+            )
+        }
+    }
+}
+
+/// The real lifecycle profile of each agent, where the run leaves it well defined: a
+/// sidecar cuts streams the runtime would keep, and a host that crashed lost tasks, which
+/// from outside is indistinguishable from reaping.
+fn expected_profiles(
+    layout: &Layout,
+    plan: &FaultPlan,
+) -> BTreeMap<String, meshsim_consumer::PeerLifecycleProfile> {
+    if layout.sidecar.is_some() {
+        return BTreeMap::new();
+    }
+    let restarted = |host: &str| {
+        plan.faults
+            .iter()
+            .any(|timed| timed.fault.host() == Some(host))
+    };
+    layout
+        .agents
+        .iter()
+        .filter(|agent| !restarted(&agent.host))
+        .map(|agent| {
+            let address = format!("{}:{AGENT_PORT}", agent.host);
+            (
+                agent.host.clone(),
+                real_profile(&agent.personality, &address),
+            )
+        })
+        .collect()
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
