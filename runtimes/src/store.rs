@@ -44,12 +44,15 @@ struct Store {
     rng: ChaCha8Rng,
     next_stream: u64,
     next_seq: u64,
+    /// Orders status changes store-wide, for ListTasks.
+    next_update: u64,
 }
 
 struct Entry {
     task: Task,
-    /// Creation order, for ListTasks.
-    seq: u64,
+    /// When its status last changed, in `next_update` order: ListTasks lists the most
+    /// recently updated first, and its page token is the last listed task's `updated`.
+    updated: u64,
     script: Script,
     turns: u32,
     /// Bumped when a turn starts or the task is canceled: a running turn whose epoch is
@@ -163,6 +166,7 @@ impl Host {
                 rng,
                 next_stream: 0,
                 next_seq: 0,
+                next_update: 0,
             }),
         })
     }
@@ -325,11 +329,13 @@ impl Host {
             to = TaskState::Submitted.name(), "task created");
         let seq = store.next_seq;
         store.next_seq += 1;
+        let updated = store.next_update;
+        store.next_update += 1;
         store.tasks.insert(
             id.clone(),
             Entry {
                 task: task.clone(),
-                seq,
+                updated,
                 script,
                 turns: 0,
                 epoch: 0,
@@ -486,7 +492,10 @@ impl Host {
     ) -> Option<Task> {
         let message_id = question.as_ref().map(|_| fresh_id(&mut store.rng));
         let stamp = self.stamp();
+        let updated = store.next_update;
+        store.next_update += 1;
         let entry = store.tasks.get_mut(id)?;
+        entry.updated = updated;
         let from = entry.task.status.state;
         let message = question.map(|text| Message {
             message_id,
@@ -754,7 +763,9 @@ impl Host {
         trimmed(entry.task.clone(), history_length)
     }
 
-    /// `ListTasks` (v1.0).
+    /// `ListTasks` (v1.0): the most recently updated first (v1.0 §3.1.4 MUST), paged by a
+    /// cursor, so a task updated between two pages moves to the front instead of shifting
+    /// the rest.
     pub(crate) fn list(&self, params: &ListTasksParams) -> Result<TaskList, RpcError> {
         let page_size = params.page_size.unwrap_or(50);
         if !(1..=100).contains(&page_size) {
@@ -763,11 +774,11 @@ impl Host {
                 "pageSize must be between 1 and 100",
             ));
         }
-        let offset = match params.page_token.as_deref() {
-            None | Some("") => 0,
-            Some(token) => token
-                .parse::<usize>()
-                .map_err(|_| error(ErrorCode::InvalidParams, format!("bad pageToken `{token}`")))?,
+        let cursor = match params.page_token.as_deref() {
+            None | Some("") => None,
+            Some(token) => Some(token.parse::<u64>().map_err(|_| {
+                error(ErrorCode::InvalidParams, format!("bad pageToken `{token}`"))
+            })?),
         };
         let store = self.lock();
         let mut entries: Vec<&Entry> = store
@@ -783,22 +794,22 @@ impl Host {
                         .is_none_or(|state| entry.task.status.state == state)
             })
             .collect();
-        entries.sort_by_key(|entry| entry.seq);
         let total = entries.len();
-        let end = offset.saturating_add(page_size as usize).min(total);
+        entries.retain(|entry| cursor.is_none_or(|cursor| entry.updated < cursor));
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.updated));
+        let more = entries.len() > page_size as usize;
+        entries.truncate(page_size as usize);
+        let next_page_token = match (more, entries.last()) {
+            (true, Some(last)) => last.updated.to_string(),
+            _ => String::new(),
+        };
         let tasks = entries
-            .get(offset.min(total)..end)
-            .unwrap_or_default()
             .iter()
             .map(|entry| trimmed(entry.task.clone(), params.history_length))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(TaskList {
             tasks,
-            next_page_token: if end < total {
-                end.to_string()
-            } else {
-                String::new()
-            },
+            next_page_token,
             page_size,
             total_size: i32::try_from(total).unwrap_or(i32::MAX),
         })

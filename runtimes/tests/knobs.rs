@@ -227,7 +227,11 @@ async fn list_tasks_pages_and_filters() {
     })
     .await;
     let ids: Vec<_> = page.tasks.iter().map(|task| task.id.clone()).collect();
-    assert_eq!(ids, [waiting.clone(), done_a.clone()], "creation order");
+    assert_eq!(
+        ids,
+        [done_b.clone(), done_a.clone()],
+        "most recently updated first"
+    );
     assert_eq!(page.total_size, 3);
     let rest = list(ListTasksParams {
         page_size: Some(2),
@@ -236,7 +240,7 @@ async fn list_tasks_pages_and_filters() {
     })
     .await;
     assert_eq!(rest.tasks.len(), 1);
-    assert_eq!(rest.tasks[0].id, done_b);
+    assert_eq!(rest.tasks[0].id, waiting);
     assert_eq!(rest.next_page_token, "");
     let completed = list(ListTasksParams {
         status: Some(Completed),
@@ -251,9 +255,9 @@ async fn list_tasks_pages_and_filters() {
         }))
         .await;
     assert_eq!(bad.error().code, ErrorCode::InvalidParams);
-    // A page token far past the end is an empty page, not a crash.
+    // A cursor before every update is an empty page, not a crash.
     let beyond = list(ListTasksParams {
-        page_token: Some(u64::MAX.to_string()),
+        page_token: Some("0".to_string()),
         ..Default::default()
     })
     .await;
