@@ -7,5 +7,5 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::Cli::parse().command.run()
+    cli::Cli::parse().run()
 }

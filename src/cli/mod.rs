@@ -4,17 +4,35 @@
 mod decode;
 mod list;
 mod probe;
+mod replay;
+mod run_json;
+mod selection;
 mod serve;
+mod shrink;
+mod sweep;
+mod table;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// meshsim: reproduce A2A lifecycle divergences from a seed.
+///
+/// With no subcommand, sweeps the embedded matrix and prints the verdict table.
 #[derive(Debug, Parser)]
 #[command(name = "meshsim", version, about)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// Runs the subcommand, or the default sweep when there is none; its exit status.
+    pub fn run(self) -> ExitCode {
+        match self.command {
+            Some(command) => command.run(),
+            None => sweep::run_default(),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -29,6 +47,15 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Name every built-in runtime personality and every wire dialect.
     List,
+    /// Sweep the matrix of scenario x runtime x consumer x dialect over many seeds and
+    /// print the verdict table (or JSON lines); exit 0 when every run met its expectation.
+    Sweep(sweep::SweepArgs),
+    /// Replay one run from its seed: the timeline, the fault plan, the verdict and the
+    /// trace hash.
+    Replay(replay::ReplayArgs),
+    /// Shrink a failing run to the smallest fault plan and workload that still violates the
+    /// same invariant, printed as a replay command.
+    Shrink(shrink::ShrinkArgs),
 }
 
 impl Command {
@@ -39,6 +66,9 @@ impl Command {
             Command::Probe(args) => probe::run(args),
             Command::Serve(args) => serve::run(args),
             Command::List => list::run(),
+            Command::Sweep(args) => sweep::run(args),
+            Command::Replay(args) => replay::run(args),
+            Command::Shrink(args) => shrink::run(args),
         }
     }
 }

@@ -1,0 +1,119 @@
+//! `meshsim replay`: runs one seed again and prints its timeline (simulated time, host,
+//! event), the fault plan, the verdict with each violation, and the trace hash; with
+//! `--json` the last line is one JSON object with the fields of a sweep line.
+
+use crate::cli::run_json::run_json;
+use crate::cli::selection::RunArgs;
+use clap::Args;
+use meshsim_scenarios::{RunOptions, RunResult, Verdict, rule_for};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Also write the trace as JSON lines to this file.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// End with one JSON object describing the run.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ReplayArgs) -> ExitCode {
+    let spec = match args.run.spec() {
+        Ok(spec) => spec,
+        Err(problem) => {
+            eprintln!("meshsim replay: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = RunOptions {
+        keep_trace: true,
+        trace_file: args.trace.clone(),
+    };
+    let result = match meshsim_scenarios::run(&spec, &options) {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("meshsim replay: the run could not be carried out: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{}", render(&result));
+    if args.json {
+        let rule = rule_for(&result.spec);
+        let matched = meshsim_scenarios::expectation::meets(rule.expect, &result);
+        println!("{}", run_json(&result, rule.expect, matched));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The replay as text: timeline, plan, verdict, hash.
+pub fn render(result: &RunResult) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "replay: {}\n\ntimeline (simulated time, host, event):\n",
+        result.spec.replay_command(None)
+    ));
+    if let Some(trace) = &result.trace {
+        for event in trace.events() {
+            out.push_str(&timeline_line(&event));
+        }
+    }
+    out.push_str("\nfault plan:\n");
+    out.push_str(&result.plan.to_json());
+    out.push('\n');
+    if !result.swarm_kinds.is_empty() {
+        let kinds: Vec<&str> = result.swarm_kinds.iter().map(|kind| kind.name()).collect();
+        out.push_str(&format!("swarm enabled: {}\n", kinds.join(", ")));
+    }
+    out.push_str(&format!(
+        "\nverdict: {} ({} simulated ms, {})\n",
+        match result.verdict {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "VIOLATED",
+        },
+        result.elapsed_ms,
+        if result.converged {
+            "converged"
+        } else {
+            "did not converge"
+        }
+    ));
+    for violation in &result.violations {
+        out.push_str(&format!(
+            "  {} at {} ms (job {}, task {}): {}\n",
+            violation.invariant,
+            violation.at_ms,
+            violation.job,
+            violation.task.as_deref().unwrap_or("-"),
+            violation.detail
+        ));
+    }
+    out.push_str(&format!("trace_hash: {}\n", result.trace_hash));
+    out
+}
+
+fn timeline_line(event: &Value) -> String {
+    let micros = event["t_us"].as_u64().unwrap_or(0);
+    let host = event["host"].as_str().unwrap_or("?");
+    let target = event["target"].as_str().unwrap_or("");
+    let kind = target.rsplit("::").next().unwrap_or(target);
+    let mut fields = String::new();
+    if let Some(map) = event["fields"].as_object() {
+        for (key, value) in map {
+            let text = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            fields.push_str(&format!(" {key}={text}"));
+        }
+    }
+    format!(
+        "{:>6}.{:03} ms  {host:<9} {kind:<8}{fields}\n",
+        micros / 1000,
+        micros % 1000
+    )
+}

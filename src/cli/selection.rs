@@ -1,0 +1,194 @@
+//! The arguments `sweep`, `replay` and `shrink` share: which scenario, runtime, consumer,
+//! dialect, seeds and faults, parsed into the scenarios crate's types with one clear line
+//! for anything wrong.
+
+use clap::Args;
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::{ConsumerChoice, Faults, RunSpec, RuntimeChoice, Scenario};
+use meshsim_sim::{FaultPlan, Seed};
+use std::ops::Range;
+use std::str::FromStr;
+
+/// One run, named on the command line.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The root seed (decimal or 0x-prefixed hex).
+    #[arg(long)]
+    pub seed: Seed,
+    /// The scenario (see `meshsim list`).
+    #[arg(long, default_value = "seed-incident")]
+    pub scenario: Scenario,
+    /// A built-in runtime personality, or the path of a personality file.
+    #[arg(long)]
+    pub runtime: String,
+    /// `naive` or `reconciling`.
+    #[arg(long)]
+    pub consumer: String,
+    /// The wire dialect: v0.1, v0.3 or v1.0.
+    #[arg(long, default_value = "v1.0")]
+    pub dialect: Dialect,
+    /// `none` (only the scenario's own faults) or `swarm` (plus a draw from the seed).
+    #[arg(long, default_value = "swarm", conflicts_with_all = ["plan", "plan_json"])]
+    pub faults: FaultMode,
+    /// Replay exactly this fault plan (a JSON file, as `replay` and `shrink` print).
+    #[arg(long)]
+    pub plan: Option<String>,
+    /// Replay exactly this fault plan, given inline as JSON.
+    #[arg(long, conflicts_with = "plan")]
+    pub plan_json: Option<String>,
+    /// Run only the first N jobs of the scenario.
+    #[arg(long)]
+    pub job_limit: Option<usize>,
+}
+
+impl RunArgs {
+    /// The run these arguments name, or one line saying what is wrong.
+    pub fn spec(&self) -> Result<RunSpec, String> {
+        let faults = match (&self.plan, &self.plan_json) {
+            (Some(path), _) => {
+                let json = std::fs::read_to_string(path)
+                    .map_err(|error| format!("cannot read fault plan {path}: {error}"))?;
+                Faults::Plan(
+                    FaultPlan::from_json(&json).map_err(|error| format!("{path}: {error}"))?,
+                )
+            }
+            (None, Some(json)) => Faults::Plan(
+                FaultPlan::from_json(json).map_err(|error| format!("--plan-json: {error}"))?,
+            ),
+            (None, None) => self.faults.faults(),
+        };
+        Ok(RunSpec {
+            seed: self.seed,
+            scenario: self.scenario,
+            runtime: RuntimeChoice::resolve(&self.runtime)?,
+            consumer: ConsumerChoice::builtin(&self.consumer)?,
+            dialect: self.dialect,
+            faults,
+            job_limit: self.job_limit,
+        })
+    }
+}
+
+/// `--faults none|swarm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultMode {
+    None,
+    Swarm,
+}
+
+impl FaultMode {
+    pub fn faults(self) -> Faults {
+        match self {
+            FaultMode::None => Faults::None,
+            FaultMode::Swarm => Faults::Swarm,
+        }
+    }
+}
+
+impl FromStr for FaultMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" => Ok(FaultMode::None),
+            "swarm" => Ok(FaultMode::Swarm),
+            other => Err(format!(
+                "unknown fault mode `{other}` (expected none or swarm)"
+            )),
+        }
+    }
+}
+
+/// `--seed-range A..B`: seeds A (inclusive) to B (exclusive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedRange(pub Range<u64>);
+
+impl FromStr for SeedRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (start, end) = s
+            .split_once("..")
+            .ok_or_else(|| format!("seed range `{s}` is not of the form A..B"))?;
+        let parse = |text: &str| {
+            text.parse::<Seed>()
+                .map(Seed::value)
+                .map_err(|error| format!("seed range `{s}`: {error}"))
+        };
+        let (start, end) = (parse(start)?, parse(end)?);
+        if start >= end {
+            return Err(format!("seed range `{s}` is empty (A must be below B)"));
+        }
+        Ok(SeedRange(start..end))
+    }
+}
+
+/// `--shard I/N`: the I-th (from 0) of N contiguous slices of the seed range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    /// This shard's slice of `seeds`; the slices of shards 0..N concatenate to `seeds`.
+    pub fn slice(self, seeds: Range<u64>) -> Range<u64> {
+        let len = u128::from(seeds.end - seeds.start);
+        let at = |i: u64| {
+            seeds.start + u64::try_from(len * u128::from(i) / u128::from(self.count)).unwrap_or(0)
+        };
+        at(self.index)..at(self.index + 1)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (index, count) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard `{s}` is not of the form I/N"))?;
+        let index: u64 = index
+            .parse()
+            .map_err(|_| format!("shard `{s}`: `{index}` is not a whole number"))?;
+        let count: u64 = count
+            .parse()
+            .map_err(|_| format!("shard `{s}`: `{count}` is not a whole number"))?;
+        if count == 0 || index >= count {
+            return Err(format!(
+                "shard `{s}`: I must be below N and N above 0 (I counts from 0)"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_concatenate_to_the_whole_range() {
+        for count in 1..=7 {
+            let mut seeds = Vec::new();
+            for index in 0..count {
+                seeds.extend(Shard { index, count }.slice(10..33));
+            }
+            assert_eq!(seeds, (10..33).collect::<Vec<_>>(), "{count} shards");
+        }
+    }
+
+    #[test]
+    fn bad_shards_and_ranges_are_named() {
+        assert!(
+            "2/2"
+                .parse::<Shard>()
+                .unwrap_err()
+                .contains("I must be below N")
+        );
+        assert!("x/2".parse::<Shard>().unwrap_err().contains("`x`"));
+        assert!("5..5".parse::<SeedRange>().unwrap_err().contains("empty"));
+        assert!("5-9".parse::<SeedRange>().unwrap_err().contains("A..B"));
+        assert_eq!("0x10..20".parse::<SeedRange>().unwrap(), SeedRange(16..20));
+    }
+}

@@ -1,0 +1,164 @@
+//! `meshsim sweep` (and `meshsim` with no arguments): runs the matrix of runtime ×
+//! consumer × dialect × scenario over a range of seeds on several threads, with a progress
+//! bar, and prints the verdict table, or with `--json` one JSON line per run and a summary
+//! line. Exit status 0 exactly when every run met its declared expectation.
+
+use crate::cli::run_json::run_json;
+use crate::cli::selection::{FaultMode, SeedRange, Shard};
+use crate::cli::table;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
+use meshsim_scenarios::{ConsumerChoice, Matrix, RuntimeChoice, Scenario};
+use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Debug, Args, Default)]
+pub struct SweepArgs {
+    /// Only these scenarios (repeat the flag; default: all).
+    #[arg(long)]
+    scenario: Vec<Scenario>,
+    /// Only these runtimes: built-in names or personality files (default: every built-in).
+    #[arg(long)]
+    runtime: Vec<String>,
+    /// Only these consumers: naive, reconciling (default: both).
+    #[arg(long)]
+    consumer: Vec<String>,
+    /// Only these dialects (default: all three).
+    #[arg(long)]
+    dialect: Vec<Dialect>,
+    /// Seeds 0..N for every cell.
+    #[arg(long, conflicts_with = "seed_range")]
+    seeds: Option<u64>,
+    /// Seeds A..B (A inclusive, B exclusive) for every cell.
+    #[arg(long)]
+    seed_range: Option<SeedRange>,
+    /// `none` or `swarm`; default: swarm everywhere, and the seed's incident once more
+    /// without faults (where the naive consumer's divergences are declared).
+    #[arg(long)]
+    faults: Option<FaultMode>,
+    /// Threads, one simulation each (default: the machine's cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only shard I of N (counting from 0): a contiguous slice of the seed range, so
+    /// that the shards' `--json` outputs concatenate into the full sweep.
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// One JSON line per run, then a summary line, instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: SweepArgs) -> ExitCode {
+    match matrix(&args) {
+        Ok(matrix) => sweep(&matrix, args.json),
+        Err(problem) => {
+            eprintln!("meshsim sweep: {problem}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
+    let runtimes = if args.runtime.is_empty() {
+        builtin_runtimes()
+    } else {
+        args.runtime
+            .iter()
+            .map(|name| RuntimeChoice::resolve(name))
+            .collect::<Result<_, _>>()?
+    };
+    let consumers = if args.consumer.is_empty() {
+        vec![ConsumerChoice::Naive, ConsumerChoice::Reconciling]
+    } else {
+        args.consumer
+            .iter()
+            .map(|name| ConsumerChoice::builtin(name))
+            .collect::<Result<_, _>>()?
+    };
+    let scenarios = if args.scenario.is_empty() {
+        Scenario::ALL.to_vec()
+    } else {
+        args.scenario.clone()
+    };
+    let dialects = if args.dialect.is_empty() {
+        Dialect::ALL.to_vec()
+    } else {
+        args.dialect.clone()
+    };
+    let mut matrix = Matrix::of(
+        &consumers,
+        &runtimes,
+        &scenarios,
+        &dialects,
+        args.faults.is_none(),
+    );
+    if let Some(mode) = args.faults {
+        for cell in &mut matrix.cells {
+            cell.faults = mode.faults();
+        }
+    }
+    let seeds = match (&args.seed_range, args.seeds) {
+        (Some(SeedRange(range)), _) => range.clone(),
+        (None, Some(0)) => return Err("--seeds must be at least 1".to_string()),
+        (None, Some(count)) => 0..count,
+        (None, None) => 0..DEFAULT_SEEDS,
+    };
+    let seeds = match args.shard {
+        Some(shard) => shard.slice(seeds),
+        None => seeds,
+    };
+    Ok(matrix
+        .seeds(seeds)
+        .threads(args.jobs.unwrap_or_else(default_threads)))
+}
+
+fn sweep(matrix: &Matrix, json: bool) -> ExitCode {
+    let progress = ProgressBar::new(matrix.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut mismatched = 0;
+    let tally = matrix.run_with(|result, expect, matched| {
+        progress.inc(1);
+        if !matched {
+            mismatched += 1;
+            progress.set_message(format!("{mismatched} mismatched"));
+        }
+        if json {
+            let _ = writeln!(out, "{}", run_json(result, expect, matched));
+        }
+    });
+    progress.finish_and_clear();
+    if json {
+        let summary = json!({"summary": {
+            "runs": tally.runs,
+            "holds": tally.holds,
+            "violated": tally.violated,
+            "mismatched": tally.mismatched,
+            "errors": tally.errors,
+            "seeds": [matrix.seeds.start, matrix.seeds.end],
+        }});
+        let _ = writeln!(out, "{summary}");
+    } else {
+        let _ = write!(out, "{}", table::render(&tally));
+        for error in &tally.errors {
+            let _ = writeln!(out, "could not run: {error}");
+        }
+    }
+    if tally.all_expected() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `meshsim` with no arguments: the default sweep of the embedded matrix.
+pub fn run_default() -> ExitCode {
+    run(SweepArgs::default())
+}
