@@ -2,7 +2,7 @@
 //! them, and runtimes calibrated against real SDKs (`a2a-behaviour.md` §3).
 
 use crate::personality::{
-    CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening, Personality,
+    BusyFollowUp, CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening, Personality,
     PersonalityError, Reaping, Resubscribe, SendReply, StreamClose, TerminalCancel, TurnOpening,
     UnknownTask,
 };
@@ -55,6 +55,7 @@ pub fn builtin(name: &str) -> Option<Personality> {
                 follow_up: FollowUpOpening::None,
             },
             keep_alive_ms: Some(15_000),
+            busy_follow_up: BusyFollowUp::Queue,
             ..sdk_runtime(
                 name,
                 "a2a-sdk (Python) 1.3.0 as observed on loopback",

@@ -27,9 +27,9 @@ mod unserved;
 pub use behaviour::{Behaviour, Knobs, TaskView};
 pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};
 pub use personality::{
-    CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening,
-    Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose, TerminalCancel,
-    Timestamps, TurnOpening, UnknownTask, WorkDurations,
+    BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
+    NewTaskOpening, Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose,
+    TerminalCancel, Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };
 pub use runtime::{Runtime, agent_card};
 pub use script::{Script, Step};

@@ -31,6 +31,8 @@ pub struct Personality {
     pub follow_up: FollowUp,
     /// What a message carrying an unknown `taskId` does.
     pub unknown_task: UnknownTask,
+    /// What a follow-up to a task whose turn still runs does.
+    pub busy_follow_up: BusyFollowUp,
     /// When a task is dropped from the store while not terminal.
     pub reaping: Reaping,
     /// Which states end a stream.
@@ -69,6 +71,7 @@ impl Default for Personality {
             resubscribe: Resubscribe::SnapshotThenTail,
             follow_up: FollowUp::Resume,
             unknown_task: UnknownTask::NotFound,
+            busy_follow_up: BusyFollowUp::Refuse,
             reaping: Reaping::Never,
             stream_close: StreamClose::TerminalAndInterrupted,
             cancel: CancelPolicy::default(),
@@ -220,6 +223,17 @@ pub enum UnknownTask {
     NotFound,
     /// Starts a new task with a new id (the seed's jvm-reaping, after reaping).
     NewTask,
+}
+
+/// What a message with the `taskId` of a task whose turn still runs does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BusyFollowUp {
+    /// -32004: the task is not waiting for input.
+    Refuse,
+    /// Waits for the turn to settle, then answers its question (a2a-python 1.3); its
+    /// stream sees the rest of the running turn first.
+    Queue,
 }
 
 /// When a live task is dropped from the store.

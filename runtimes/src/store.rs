@@ -8,8 +8,8 @@
 use crate::behaviour::{Behaviour, TaskView};
 use crate::executor;
 use crate::personality::{
-    CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping, Resubscribe,
-    TerminalCancel, Timestamps, UnknownTask,
+    BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
+    Resubscribe, TerminalCancel, Timestamps, UnknownTask,
 };
 use crate::script::{Script, Step};
 use crate::truth::{GroundTruth, Origin, TaskTruth, Transition};
@@ -21,7 +21,7 @@ use meshsim_protocol::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -71,6 +71,8 @@ struct Entry {
     resubscribes: u32,
     /// The artifact being streamed in chunks.
     artifact_id: Option<String>,
+    /// Follow-ups that arrived while a turn ran, in order.
+    queued: VecDeque<Message>,
 }
 
 impl Entry {
@@ -259,6 +261,13 @@ impl Host {
             ));
         }
         if entry.active || !state.is_interrupted() {
+            let resumes = matches!(
+                self.behaviour.follow_up(&self.personality, &entry.view()),
+                FollowUp::Resume | FollowUp::ResumeWithDuplicateSubmitted
+            );
+            if self.personality.busy_follow_up == BusyFollowUp::Queue && resumes {
+                return self.enqueue(&mut store, &id, message, streaming);
+            }
             return Err(error(
                 ErrorCode::UnsupportedOperation,
                 format!("task {id} is {state} and not waiting for input"),
@@ -347,6 +356,7 @@ impl Host {
                 transitions: 0,
                 resubscribes: 0,
                 artifact_id: None,
+                queued: VecDeque::new(),
             },
         );
         let stream = streaming.then(|| {
@@ -379,17 +389,13 @@ impl Host {
         self: &Arc<Self>,
         store: &mut Store,
         id: &str,
-        mut message: Message,
+        message: Message,
         duplicate_submitted: bool,
         streaming: bool,
     ) -> Result<Sent, RpcError> {
-        let input = message.text_content();
-        let entry = store.tasks.get_mut(id).ok_or_else(|| not_found(id))?;
-        entry.script = entry.script.for_follow_up(&message);
-        message.task_id = Some(id.to_string());
-        message.context_id = entry.task.context_id.clone();
-        entry.task.history.push(message);
-        let accepted = entry.task.clone();
+        let input = self
+            .accept_follow_up(store, id, message)
+            .ok_or_else(|| not_found(id))?;
         let stream = streaming.then(|| {
             let subscription = self.attach(store, id, "follow-up");
             let snapshot = store
@@ -403,19 +409,107 @@ impl Host {
             }
             subscription
         });
-        let accepted = match duplicate_submitted {
-            true => self
-                .set_status(store, id, TaskState::Submitted, None)
-                .unwrap_or(accepted),
-            false => accepted,
-        };
-        self.start_turn(store, id, &input);
+        let accepted = self
+            .run_follow_up(store, id, &input, duplicate_submitted)
+            .ok_or_else(|| not_found(id))?;
         let settled = (!streaming).then(|| self.waiter(store, id)).flatten();
         Ok(Sent {
             accepted,
             stream,
             settled,
         })
+    }
+
+    /// A follow-up joins the task's history and picks the script of its turn; its text.
+    fn accept_follow_up(
+        &self,
+        store: &mut Store,
+        id: &str,
+        mut message: Message,
+    ) -> Option<String> {
+        let entry = store.tasks.get_mut(id)?;
+        entry.script = entry.script.for_follow_up(&message);
+        message.task_id = Some(id.to_string());
+        message.context_id = entry.task.context_id.clone();
+        let input = message.text_content();
+        entry.task.history.push(message);
+        Some(input)
+    }
+
+    /// Starts the turn an accepted follow-up opens, first moving the task back to
+    /// `submitted` if the personality does that; the task as the turn starts.
+    fn run_follow_up(
+        self: &Arc<Self>,
+        store: &mut Store,
+        id: &str,
+        input: &str,
+        duplicate_submitted: bool,
+    ) -> Option<Task> {
+        let mut accepted = store.tasks.get(id)?.task.clone();
+        if duplicate_submitted
+            && let Some(task) = self.set_status(store, id, TaskState::Submitted, None)
+        {
+            accepted = task;
+        }
+        self.start_turn(store, id, input);
+        Some(accepted)
+    }
+
+    /// A follow-up to a task whose turn still runs waits for the turn to settle (a2a-python
+    /// 1.3); its stream attaches now and sees the rest of the running turn.
+    fn enqueue(
+        self: &Arc<Self>,
+        store: &mut Store,
+        id: &str,
+        message: Message,
+        streaming: bool,
+    ) -> Result<Sent, RpcError> {
+        let entry = store.tasks.get_mut(id).ok_or_else(|| not_found(id))?;
+        entry.queued.push_back(message);
+        let accepted = entry.task.clone();
+        tracing::info!(target: TARGET, runtime = self.name(), task = %id, "follow-up queued");
+        let stream = streaming.then(|| self.attach(store, id, "queued follow-up"));
+        let settled = (!streaming).then(|| self.waiter(store, id)).flatten();
+        Ok(Sent {
+            accepted,
+            stream,
+            settled,
+        })
+    }
+
+    /// When a turn settles: an interrupted task takes the next queued follow-up as its
+    /// answer; a terminal one drops whatever was queued.
+    fn drain_queue(self: &Arc<Self>, store: &mut Store, id: &str, state: TaskState) {
+        let Some(entry) = store.tasks.get_mut(id) else {
+            return;
+        };
+        if state.is_terminal() {
+            let dropped = entry.queued.len();
+            entry.queued.clear();
+            if dropped > 0 {
+                tracing::info!(target: TARGET, runtime = self.name(), task = %id, dropped,
+                    "queued follow-ups dropped");
+            }
+            return;
+        }
+        if !state.is_interrupted() {
+            return;
+        }
+        let Some(message) = entry.queued.pop_front() else {
+            return;
+        };
+        let duplicate_submitted = match self.behaviour.follow_up(&self.personality, &entry.view()) {
+            FollowUp::Resume => false,
+            FollowUp::ResumeWithDuplicateSubmitted => true,
+            FollowUp::NewTask | FollowUp::NotFound => {
+                tracing::info!(target: TARGET, runtime = self.name(), task = %id, dropped = 1,
+                    "queued follow-ups dropped");
+                return;
+            }
+        };
+        if let Some(input) = self.accept_follow_up(store, id, message) {
+            self.run_follow_up(store, id, &input, duplicate_submitted);
+        }
     }
 
     /// A receiver for the task as it is when its turn settles, if the personality answers
@@ -524,6 +618,7 @@ impl Host {
         let task = entry.task.clone();
         self.emit(store, id, event, closes.then_some(state));
         self.after_transition(store, id, state);
+        self.drain_queue(store, id, state);
         Some(task)
     }
 

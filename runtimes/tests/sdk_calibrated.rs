@@ -172,6 +172,50 @@ async fn python_subscribe_stays_open_with_pings_and_follow_up_resumes() {
     );
 }
 
+/// "Follow-up while the first turn still works is queued; the second stream also sees turn
+/// 1's INPUT_REQUIRED."
+#[tokio::test(start_paused = true)]
+async fn python_follow_up_while_working_is_queued() {
+    let (client, truth) = runtime("a2a-python-1.3", Dialect::V1_0);
+    let mut first = client
+        .send_streaming(client.message("plan", None))
+        .await
+        .stream();
+    let id = first.next_event().await.task_id().unwrap().to_string();
+    // The answer arrives before the question was asked.
+    let early = client.message("by train", Some(&id));
+    let second = client.send_streaming(early).await.stream().rest().await;
+    assert_eq!(
+        asserted_states(&second),
+        [Working, InputRequired],
+        "{second:?}"
+    );
+    assert_eq!(
+        asserted_states(&first.rest().await),
+        [Working, InputRequired]
+    );
+    // The queued answer then resumes the task with nobody watching.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let done = client.get(&id).await.task();
+    assert_eq!(done.status.state, Completed);
+    assert_eq!(
+        truth.task(&id).unwrap().states(),
+        [Submitted, Working, InputRequired, Working, Completed]
+    );
+    // The spec-correct default refuses instead.
+    let (strict, _) = runtime("python-correct", Dialect::V1_0);
+    let mut stream = strict
+        .send_streaming(strict.message("plan", None))
+        .await
+        .stream();
+    let busy = stream.next_event().await.task_id().unwrap().to_string();
+    let refused = strict
+        .send(strict.message("early", Some(&busy)))
+        .await
+        .error();
+    assert_eq!(refused.code, ErrorCode::UnsupportedOperation);
+}
+
 /// "wrong contextId -> -32602."
 #[tokio::test(start_paused = true)]
 async fn python_wrong_context_is_invalid_params() {
