@@ -40,8 +40,9 @@ use tracked::Tracked;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconcilingConfig {
     pub client: ClientConfig,
-    /// New tasks it may start for one job (the first dispatch included); also how often
-    /// it tries to read the Card.
+    /// Tasks it may start and give up for one job (the first dispatch included). Calls
+    /// that start nothing (the Card unreadable, a send that failed) are retried with
+    /// backoff until the job's deadline instead.
     pub max_dispatches: u32,
     /// Pause before the second attempt; it doubles with each further attempt (up to 16
     /// times), so that a partition or a restarting peer has time to come back.
@@ -56,7 +57,7 @@ impl Default for ReconcilingConfig {
     fn default() -> Self {
         ReconcilingConfig {
             client: ClientConfig::default(),
-            max_dispatches: 5,
+            max_dispatches: 8,
             retry_backoff: Duration::from_millis(250),
             max_turns: 4,
             poll_interval: Duration::from_millis(200),
@@ -132,7 +133,10 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
 /// How one dispatch ended.
 enum DispatchEnd {
     Done(Outcome),
+    /// A task was started and is given up (canceled where the peer still has it).
     Redispatch(String),
+    /// No task came of it (the send failed and nothing was found): try again later.
+    Retry(String),
 }
 
 /// Why reading a connection stopped.
@@ -188,7 +192,8 @@ impl<C: Connector> ReconcilingConsumer<C> {
         let client = loop {
             match A2aClient::discover(self.connector.clone(), &job.peer, self.config.client).await {
                 Ok(client) => break client,
-                Err(error) if attempt + 1 >= self.config.max_dispatches => {
+                // A URL that cannot work will not start working; anything else may.
+                Err(error @ ClientError::Url { .. }) => {
                     return Outcome::GaveUp {
                         reason: format!("discovery: {error}"),
                     };
@@ -208,19 +213,30 @@ impl<C: Connector> ReconcilingConsumer<C> {
             key,
             config: self.config,
         };
-        for attempt in 0..self.config.max_dispatches {
-            if attempt > 0 {
-                tokio::time::sleep(self.config.backoff(attempt)).await;
-            }
+        // Tasks started and given up count against `max_dispatches`; sends that started
+        // nothing are retried with backoff until the job's deadline.
+        let (mut started, mut failed) = (0, 0);
+        loop {
             match run.dispatch().await {
                 DispatchEnd::Done(outcome) => return outcome,
                 DispatchEnd::Redispatch(reason) => {
+                    started += 1;
+                    failed = 0;
+                    if started == self.config.max_dispatches {
+                        let dispatches = self.config.max_dispatches;
+                        let reason = format!("no outcome after {dispatches} dispatches: {reason}");
+                        return Outcome::GaveUp { reason };
+                    }
                     run.session.recorder.decision("", "re-dispatch", &reason);
+                    // A peer that loses tasks may be restarting: give it time.
+                    tokio::time::sleep(self.config.backoff(started)).await;
+                }
+                DispatchEnd::Retry(reason) => {
+                    failed += 1;
+                    run.session.recorder.decision("", "retry", &reason);
+                    tokio::time::sleep(self.config.backoff(failed)).await;
                 }
             }
-        }
-        Outcome::GaveUp {
-            reason: format!("no outcome after {} dispatches", self.config.max_dispatches),
         }
     }
 }
@@ -302,7 +318,7 @@ impl<C: Connector> Run<'_, C> {
             let chosen = task.map(|task| task.task_id);
             match self.find_unanswered(chosen, context, streamed, &why).await {
                 Some(found) => task = Some(found),
-                None => return DispatchEnd::Redispatch(why),
+                None => return DispatchEnd::Retry(why),
             }
         } else if let Some(end) = self.after_read(&mut task, report).await {
             return end;
@@ -366,7 +382,7 @@ impl<C: Connector> Run<'_, C> {
 
     /// Follows the task until it ends, asking it to resume where it waits for input.
     async fn drive(&mut self, mut slot: Option<Tracked>) -> DispatchEnd {
-        let mut turns = 0;
+        let (mut turns, mut tried, mut failures) = (0, false, 0);
         loop {
             let Some(task) = slot.as_ref() else {
                 return DispatchEnd::Redispatch("no task to follow".to_string());
@@ -381,27 +397,39 @@ impl<C: Connector> Run<'_, C> {
                 let id = task.task_id.clone();
                 return self.deadline(&id, state, limit).await;
             }
-            let answered = task.answer_pending(self.session.job.deadlines.working);
-            let report = if answered && current.is_some_and(TaskState::is_interrupted) {
+            let waiting = current.is_some_and(TaskState::is_interrupted);
+            let report = if waiting && task.answer_pending(self.session.job.deadlines.working) {
                 // The answer was taken; the peer has not moved on yet.
                 self.poll(&mut slot).await
-            } else if current.is_some_and(TaskState::is_interrupted) {
+            } else if waiting {
                 if turns == self.config.max_turns {
                     let id = task.task_id.clone();
                     self.session.abandon(&id, "too many questions").await;
                     let reason = format!("still asking after {turns} answers");
                     return DispatchEnd::Done(Outcome::GaveUp { reason });
                 }
-                turns += 1;
-                match self.answer(&mut slot, turns > 1).await {
+                let before = task.answered;
+                let report = match self.answer(&mut slot, tried).await {
                     Ok(report) => report,
                     Err(end) => return end,
+                };
+                tried = true;
+                // Only answers the peer took count as turns.
+                if slot.as_ref().is_some_and(|task| task.answered != before) {
+                    turns += 1;
                 }
+                report
             } else {
                 self.reattach(&mut slot).await
             };
+            let broke = matches!(&report.end, ReadEnd::Failed(error) if error.code().is_none());
             if let Some(end) = self.after_read(&mut slot, report).await {
                 return end;
+            }
+            // The peer is unreachable or cut us off: give it time before the next call.
+            failures = if broke { failures + 1 } else { 0 };
+            if failures > 0 {
+                tokio::time::sleep(self.config.backoff(failures)).await;
             }
         }
     }
@@ -514,11 +542,9 @@ impl<C: Connector> Run<'_, C> {
                     }
                     return Err(self.task_lost(&id, &error));
                 }
-                Err(error) => {
-                    self.session
-                        .recorder
-                        .anomaly(&id, AnomalyKind::Protocol, error.to_string());
-                }
+                // Unconfirmed, an answer could start a new task under a reaped id (v0.1):
+                // ask again later instead.
+                Err(error) => return Ok(ReadReport::ended(ReadEnd::Failed(error))),
             }
         }
         if self.session.job.cancel_at_input_required {
