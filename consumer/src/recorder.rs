@@ -136,6 +136,21 @@ impl Recorder {
         });
     }
 
+    /// The tasks touched that are neither settled (terminal) nor abandoned.
+    pub fn unsettled_tasks(&self) -> Vec<String> {
+        self.tasks
+            .iter()
+            .filter(|task| task.abandoned.is_none())
+            .filter(|task| {
+                !task
+                    .applied
+                    .last()
+                    .is_some_and(|applied| applied.to.is_terminal())
+            })
+            .map(|task| task.task_id.clone())
+            .collect()
+    }
+
     /// Finishes the report with the accepted outcome.
     pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
         tracing::info!(

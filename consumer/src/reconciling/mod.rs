@@ -26,7 +26,7 @@ use crate::profile::{
     ResubscribeBehaviour,
 };
 use crate::recorder::Recorder;
-use crate::report::{AnomalyKind, JobReport, Outcome};
+use crate::report::{AnomalyKind, CancelResult, JobReport, Outcome};
 use crate::session::{self, Session};
 use meshsim_protocol::{
     Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams,
@@ -120,9 +120,12 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
             let run = self.run_job(&job, &mut recorder, &mut key);
             let outcome = match tokio::time::timeout(job.deadlines.job, run).await {
                 Ok(outcome) => outcome,
-                Err(_) => Outcome::GaveUp {
-                    reason: "job deadline passed".to_string(),
-                },
+                Err(_) => {
+                    self.cancel_leftovers(&job, &mut recorder).await;
+                    Outcome::GaveUp {
+                        reason: "job deadline passed".to_string(),
+                    }
+                }
             };
             let profile = key.map(|key| self.profiles.get(&key));
             recorder.finish(outcome, profile)
@@ -182,6 +185,30 @@ struct Run<'a, C> {
 }
 
 impl<C: Connector> ReconcilingConsumer<C> {
+    /// The job's deadline passed mid-task: cancel what it left running, within one more
+    /// request timeout per call, so that no abandoned task keeps working.
+    async fn cancel_leftovers(&self, job: &Job, recorder: &mut Recorder) {
+        let leftovers = recorder.unsettled_tasks();
+        if leftovers.is_empty() {
+            return;
+        }
+        let config = self.config.client;
+        let discovered = A2aClient::discover(self.connector.clone(), &job.peer, config);
+        let client = match tokio::time::timeout(config.request_timeout, discovered).await {
+            Ok(Ok(client)) => client,
+            Ok(Err(error)) => return recorder.decision("", "leave", &error.to_string()),
+            Err(_) => return recorder.decision("", "leave", "the peer is unreachable"),
+        };
+        for task_id in leftovers {
+            let cancel = match client.cancel_task(&task_id).await {
+                Ok(task) => CancelResult::Answered(task.status.state),
+                Err(error) if error.is_task_not_found() => CancelResult::TaskGone,
+                Err(error) => CancelResult::Failed(error.to_string()),
+            };
+            recorder.abandoned(&task_id, "job deadline passed", cancel);
+        }
+    }
+
     async fn run_job(
         &self,
         job: &Job,
@@ -483,11 +510,9 @@ impl<C: Connector> Run<'_, C> {
         self.session
             .recorder
             .anomaly(task_id, AnomalyKind::TaskNotFound, error.to_string());
-        self.session.recorder.abandoned(
-            task_id,
-            "the peer lost the task",
-            crate::report::CancelResult::TaskGone,
-        );
+        self.session
+            .recorder
+            .abandoned(task_id, "the peer lost the task", CancelResult::TaskGone);
         DispatchEnd::Redispatch(format!("task {task_id} lost by the peer"))
     }
 
