@@ -73,6 +73,7 @@ pub fn builtin(name: &str) -> Option<Personality> {
                 ..CancelPolicy::default()
             },
             exact_version: true,
+            v0_3_compat: true,
             ..sdk_runtime(name, "@a2a-js/sdk 1.3.0 as observed on loopback", "1.3.0")
         },
         "a2a-go-2" => Personality {

@@ -22,34 +22,53 @@ pub(crate) async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response<Body> {
-    let request = match read(&host, &headers, &body) {
+    let dialect = serving_dialect(&host, &headers);
+    let request = match read(&host, dialect, &headers, &body) {
         Ok(request) => request,
-        Err((id, method, error)) => return answer_error(&host, id, method, error),
+        Err((id, method, error)) => return answer_error(&host, dialect, id, method, error),
     };
     let method = request.request.method();
     match dispatch(&host, request.request).await {
         Ok(Answer::Result(result)) => json(
-            &host,
+            dialect,
             RpcResponse {
                 id: request.id,
                 outcome: Ok(*result),
             },
         ),
-        Ok(Answer::Stream(subscription)) => stream::response(
-            subscription,
-            request.id,
-            host.dialect,
-            host.personality.keep_alive(),
-        ),
-        Err(error) => answer_error(&host, request.id, Some(method), error),
+        Ok(Answer::Stream(subscription)) => {
+            stream::response(subscription, request.id, dialect, &host.personality)
+        }
+        Err(error) => answer_error(&host, dialect, request.id, Some(method), error),
+    }
+}
+
+/// The dialect a request is served in: the runtime's, or v0.3 when a v1.0 runtime with the
+/// v0.3 compatibility layer (a2a-js 1.3) gets no `A2A-Version` header or a `0.x` one.
+pub(crate) fn serving_dialect(host: &Host, headers: &HeaderMap) -> Dialect {
+    let requested = headers
+        .get(version::HEADER)
+        .and_then(|value| value.to_str().ok())
+        .map(str::trim)
+        .filter(|value| !value.is_empty());
+    let legacy = requested.is_none_or(|value| value.starts_with("0."));
+    if host.dialect == Dialect::V1_0 && host.personality.v0_3_compat && legacy {
+        Dialect::V0_3
+    } else {
+        host.dialect
     }
 }
 
 type Refusal = (RequestId, Option<Method>, RpcError);
 
 /// Parses and checks a request, or says which error answers it.
-fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Refusal> {
-    let codec = host.dialect.codec();
+fn read(
+    host: &Host,
+    dialect: Dialect,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<RpcRequest, Refusal> {
+    let codec = dialect.codec();
     let json: Value = serde_json::from_slice(body).map_err(|problem| {
         let error = RpcError::new(ErrorCode::ParseError, format!("invalid JSON: {problem}"));
         (RequestId::Null, None, error)
@@ -65,20 +84,19 @@ fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Ref
     let header = headers
         .get(version::HEADER)
         .and_then(|value| value.to_str().ok());
-    version::check_request_version(host.dialect, header)
-        .map_err(|error| (id.clone(), None, error))?;
-    exact_version(host, header).map_err(|error| (id.clone(), None, error))?;
+    version::check_request_version(dialect, header).map_err(|error| (id.clone(), None, error))?;
+    exact_version(host, dialect, header).map_err(|error| (id.clone(), None, error))?;
     let Some(name) = json.get("method").and_then(Value::as_str) else {
         let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
         return Err((id, None, error));
     };
-    if let Some(error) = unserved::refusal(host.dialect, name, &host.personality) {
+    if let Some(error) = unserved::refusal(dialect, name, &host.personality) {
         return Err((id, None, error));
     }
     let Some(method) = codec.method_from_name(name) else {
         let error = RpcError::new(
             ErrorCode::MethodNotFound,
-            format!("method `{name}` is not part of A2A {}", host.dialect),
+            format!("method `{name}` is not part of A2A {dialect}"),
         );
         return Err((id, None, error));
     };
@@ -89,10 +107,10 @@ fn read(host: &Host, headers: &HeaderMap, body: &[u8]) -> Result<RpcRequest, Ref
 
 /// A personality that compares the whole `A2A-Version` (a2a-js 1.3 refuses `1.1`) on top of
 /// the major-version rule every v1.0 server applies.
-fn exact_version(host: &Host, header: Option<&str>) -> Result<(), RpcError> {
-    let served = host.dialect.protocol_version();
+fn exact_version(host: &Host, dialect: Dialect, header: Option<&str>) -> Result<(), RpcError> {
+    let served = dialect.protocol_version();
     let requested = header.map(str::trim);
-    if host.dialect != Dialect::V1_0 || !host.personality.exact_version || requested == served {
+    if dialect != Dialect::V1_0 || !host.personality.exact_version || requested == served {
         return Ok(());
     }
     Err(RpcError {
@@ -187,17 +205,18 @@ fn accepts(host: &Host, message: &Message) -> Result<(), RpcError> {
 
 fn answer_error(
     host: &Host,
+    dialect: Dialect,
     id: RequestId,
     method: Option<Method>,
     error: RpcError,
 ) -> Response<Body> {
     let method_name = method
-        .and_then(|method| host.dialect.codec().method_name(method))
+        .and_then(|method| dialect.codec().method_name(method))
         .unwrap_or("-");
     tracing::info!(target: "meshsim::runtime", runtime = host.personality.name.as_str(),
         method = method_name, code = error.code.code(), "error answered");
     json(
-        host,
+        dialect,
         RpcResponse {
             id,
             outcome: Err(error),
@@ -206,8 +225,8 @@ fn answer_error(
 }
 
 /// A JSON-RPC response as an HTTP 200 JSON body.
-fn json(host: &Host, response: RpcResponse) -> Response<Body> {
-    let codec = host.dialect.codec();
+fn json(dialect: Dialect, response: RpcResponse) -> Response<Body> {
+    let codec = dialect.codec();
     let body = match codec.encode_response(&response) {
         Ok(encoded) => encoded.value.to_string(),
         Err(problem) => {

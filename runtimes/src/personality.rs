@@ -55,6 +55,9 @@ pub struct Personality {
     /// A v1.0 runtime that accepts only `A2A-Version: 1.0` exactly, refusing e.g. `1.1`
     /// with -32009 (the spec compares the major version only).
     pub exact_version: bool,
+    /// A v1.0 runtime that also serves v0.3 (Card, methods, events) to requests without an
+    /// `A2A-Version` header or with a `0.x` one (a2a-js 1.3; a2a-sdk with its compat layer).
+    pub v0_3_compat: bool,
 }
 
 impl Default for Personality {
@@ -82,6 +85,7 @@ impl Default for Personality {
             keep_alive_ms: None,
             stalled_first_tasks: 0,
             exact_version: false,
+            v0_3_compat: false,
         }
     }
 }

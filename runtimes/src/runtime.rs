@@ -12,7 +12,7 @@ use crate::{card_cache, endpoint};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Response, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::clock::Clock;
 use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
@@ -103,13 +103,20 @@ async fn card(
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
         .unwrap_or("localhost");
-    let card = agent_card(
-        &host.personality,
-        host.dialect,
-        &format!("http://{authority}/"),
-    );
-    match host.dialect.codec().encode_card(&card) {
-        Ok(encoded) => card_cache::respond(encoded.value.to_string(), started, &headers),
+    // A runtime with the v0.3 compatibility layer shapes its Card by the request's
+    // `A2A-Version` (a2a-js 1.3: no header, a v0.3 Card), and says so in `Vary`.
+    let dialect = endpoint::serving_dialect(&host, &headers);
+    let card = agent_card(&host.personality, dialect, &format!("http://{authority}/"));
+    match dialect.codec().encode_card(&card) {
+        Ok(encoded) => {
+            let mut response = card_cache::respond(encoded.value.to_string(), started, &headers);
+            if host.personality.v0_3_compat {
+                response
+                    .headers_mut()
+                    .insert(header::VARY, HeaderValue::from_static("A2A-Version"));
+            }
+            response
+        }
         Err(problem) => {
             let mut response = Response::new(Body::from(problem.to_string()));
             *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;

@@ -1,6 +1,7 @@
 //! SSE response bodies: a task's events, each a JSON-RPC response encoded by the dialect's
 //! codec in one `data:` line, with `: ping` comments when the personality sends keep-alives.
 
+use crate::personality::{Personality, StreamClose};
 use crate::store::Subscription;
 use axum::body::Body;
 use axum::http::{HeaderValue, Response, header};
@@ -9,7 +10,6 @@ use meshsim_protocol::{
     Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, sse,
 };
 use std::convert::Infallible;
-use std::time::Duration;
 use tokio::time::{Interval, MissedTickBehavior};
 
 /// What a stream body needs between two events.
@@ -17,6 +17,7 @@ struct StreamState {
     subscription: Subscription,
     request_id: RequestId,
     dialect: Dialect,
+    stream_close: StreamClose,
     keep_alive: Option<Interval>,
 }
 
@@ -30,9 +31,9 @@ pub(crate) fn response(
     subscription: Subscription,
     request_id: RequestId,
     dialect: Dialect,
-    keep_alive: Option<Duration>,
+    personality: &Personality,
 ) -> Response<Body> {
-    let keep_alive = keep_alive.map(|period| {
+    let keep_alive = personality.keep_alive().map(|period| {
         let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
         interval
@@ -41,6 +42,7 @@ pub(crate) fn response(
         subscription,
         request_id,
         dialect,
+        stream_close: personality.stream_close,
         keep_alive,
     };
     let frames = futures_util::stream::unfold(state, |mut state| async move {
@@ -71,7 +73,14 @@ pub(crate) fn response(
 
 /// One event as an SSE frame; an event the dialect cannot express becomes an internal
 /// error response, so the client sees why rather than a gap.
-fn event_frame(state: &StreamState, event: StreamEvent) -> String {
+fn event_frame(state: &StreamState, mut event: StreamEvent) -> String {
+    // A v1.0 runtime's events carry no `final` flag; its v0.3 compatibility layer adds it.
+    if let StreamEvent::StatusUpdate(update) = &mut event
+        && update.is_final.is_none()
+        && state.dialect != Dialect::V1_0
+    {
+        update.is_final = Some(state.stream_close.closes_on(update.status.state));
+    }
     let codec = state.dialect.codec();
     let response = RpcResponse {
         id: state.request_id.clone(),

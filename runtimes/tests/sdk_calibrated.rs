@@ -399,6 +399,58 @@ async fn js_version_must_match_exactly() {
     assert_eq!(exact.code, ErrorCode::TaskNotFound);
 }
 
+/// "Card shape depends on the `A2A-Version` request header (no header -> 0.3-shaped card);
+/// `Vary: A2A-Version`." and, measured by tests/interop_js.rs, requests without the header
+/// go to the SDK's v0.3 layer.
+#[tokio::test(start_paused = true)]
+async fn js_serves_v0_3_to_clients_without_the_header() {
+    let runtime = Runtime::new(
+        builtin("a2a-js-1.3").unwrap(),
+        Dialect::V1_0,
+        Clock::fixed(Duration::ZERO),
+        42,
+    );
+    let router = runtime.router();
+    let modern = Client::new(Target::Router(router.clone()), Dialect::V1_0);
+    let legacy = Client::new(Target::Router(router), Dialect::V0_3);
+    let (card, headers) = modern.card_with_headers().await;
+    assert_eq!(card.interfaces[0].protocol_version.as_deref(), Some("1.0"));
+    assert_eq!(headers["vary"], "A2A-Version");
+    let (old_card, _) = legacy.card_with_headers().await;
+    assert_eq!(
+        old_card.interfaces[0].protocol_version.as_deref(),
+        Some("0.3.0")
+    );
+    // A v0.3 client (no header) runs the whole lifecycle in v0.3: `final` flags included.
+    let events = legacy
+        .send_streaming(legacy.message("plan", None))
+        .await
+        .stream()
+        .rest()
+        .await;
+    assert_eq!(
+        asserted_states(&events),
+        [Submitted, Working, InputRequired]
+    );
+    let StreamEvent::StatusUpdate(question) = events.last().unwrap() else {
+        panic!()
+    };
+    assert_eq!(question.is_final, Some(true));
+    let id = events[0].task_id().unwrap().to_string();
+    let done = legacy.send(legacy.message("fine", Some(&id))).await.task();
+    assert_eq!(done.status.state, Completed);
+    // The same task, seen by a v1.0 client.
+    assert_eq!(modern.get(&id).await.task().status.state, Completed);
+    // v0.3 method names with a v1.0 header are not v1.0 methods.
+    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"id":"x"}}"#;
+    let error = modern
+        .post_json(body, Some("1.0"))
+        .await
+        .outcome
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::MethodNotFound);
+}
+
 /// "Second cancel returns the canceled task with 200."
 #[tokio::test(start_paused = true)]
 async fn js_second_cancel_returns_the_task() {

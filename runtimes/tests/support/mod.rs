@@ -225,27 +225,38 @@ impl Client {
             .expect("decodes")
     }
 
-    /// GET the Card at the dialect's well-known path.
+    /// GET the Card at the dialect's well-known path (with the dialect's version header,
+    /// as a client of that dialect asks).
     pub async fn card(&self) -> AgentCard {
-        let request = HttpRequest::builder()
+        let (card, _) = self.card_with_headers().await;
+        card
+    }
+
+    /// The Card and the response's headers.
+    pub async fn card_with_headers(&self) -> (AgentCard, http::HeaderMap) {
+        let mut builder = HttpRequest::builder()
             .method(HttpMethod::GET)
             .uri(self.dialect.card_path())
-            .header("host", self.authority())
-            .body(Body::empty())
-            .unwrap();
-        let response = self.exchange(request).await;
+            .header("host", self.authority());
+        if let Some(value) = version::request_header_value(self.dialect) {
+            builder = builder.header(version::HEADER, value);
+        }
+        let response = self.exchange(builder.body(Body::empty()).unwrap()).await;
         assert_eq!(
             response.status(),
             200,
             "card at {}",
             self.dialect.card_path()
         );
+        let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let json: Value = serde_json::from_slice(&bytes).unwrap();
-        self.dialect
+        let card = self
+            .dialect
             .codec()
             .decode_card(&json)
-            .expect("card decodes")
+            .expect("card decodes");
+        (card, headers)
     }
 
     /// Posts raw bytes to `/` with the dialect's version header.
