@@ -283,14 +283,6 @@ impl<C: Connector> A2aClient<C> {
     }
 }
 
-/// A task out of a result, or the event it stands for.
-pub fn task_of(event: &StreamEvent) -> Option<&Task> {
-    match event {
-        StreamEvent::Task(task) => Some(task),
-        _ => None,
-    }
-}
-
 fn expect_task(result: RpcResult, method: Method) -> Result<Task, ClientError> {
     match result {
         RpcResult::Task(task) | RpcResult::Event(StreamEvent::Task(task)) => Ok(task),

@@ -1,0 +1,231 @@
+//! Reading what a peer reports about a task (a stream, or the task a call returned) and
+//! judging every state through the task's ledger.
+
+use super::run::{Run, slot_id};
+use super::tracked::Tracked;
+use crate::client::{ClientError, Connector, EventStream};
+use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, Verdict};
+use crate::report::AnomalyKind;
+use crate::session;
+use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Why reading a connection stopped.
+pub(super) enum ReadEnd {
+    /// The peer closed it.
+    Closed,
+    /// The task reached a state that waits for the client or ends it.
+    Settled,
+    /// A local deadline expired.
+    Deadline(TaskState, Duration),
+    /// The connection failed.
+    Failed(ClientError),
+    /// An event about another task than the one followed.
+    ForeignTask(String),
+}
+
+/// What happened on one connection.
+pub(super) struct ReadReport {
+    pub(super) end: ReadEnd,
+    pub(super) applied: usize,
+    pub(super) duplicate_submitted: bool,
+    pub(super) replayed: bool,
+}
+
+impl ReadReport {
+    /// A connection that ended as `end` with nothing judged.
+    pub(super) fn ended(end: ReadEnd) -> Self {
+        ReadReport {
+            end,
+            applied: 0,
+            duplicate_submitted: false,
+            replayed: false,
+        }
+    }
+}
+
+impl<C: Connector> Run<'_, C> {
+    /// Reads a stream until it closes or the task settles, judging every state.
+    pub(super) async fn read(
+        &mut self,
+        mut stream: EventStream,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+        streamed: bool,
+    ) -> ReadReport {
+        let connection = self.session.next_connection();
+        let mut report = ReadReport::ended(ReadEnd::Closed);
+        let mut index = 0;
+        loop {
+            let deadline = slot
+                .as_ref()
+                .and_then(|task| task.deadline(&self.session.job.deadlines));
+            let next = match deadline {
+                Some((at, state, limit)) => {
+                    match tokio::time::timeout_at(at, stream.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            report.end = ReadEnd::Deadline(state, limit);
+                            break;
+                        }
+                    }
+                }
+                None => stream.next().await,
+            };
+            let event = match next {
+                None => break,
+                Some(Err(error)) => {
+                    report.end = ReadEnd::Failed(error);
+                    break;
+                }
+                Some(Ok(event)) => event,
+            };
+            let at = EventRef {
+                connection,
+                index,
+                kind: event_kind(&event, EventKind::StatusUpdate),
+            };
+            index += 1;
+            if let Some(end) = self.take_event(&event, at, kind, slot, streamed, &mut report) {
+                report.end = end;
+                return report;
+            }
+        }
+        if let Some(task) = slot.as_mut() {
+            let rulings = task.ledger.close(connection);
+            self.record_rulings(task, rulings, &mut report);
+        }
+        report
+    }
+
+    /// Judges one event; `Some` when reading should stop.
+    fn take_event(
+        &mut self,
+        event: &StreamEvent,
+        at: EventRef,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+        streamed: bool,
+        report: &mut ReadReport,
+    ) -> Option<ReadEnd> {
+        let event_task = event.task_id().map(str::to_string);
+        let task = match (slot.as_mut(), event_task) {
+            (Some(task), Some(id)) if id != task.task_id => return Some(ReadEnd::ForeignTask(id)),
+            (Some(task), _) => task,
+            (None, Some(id)) => slot.insert(Tracked::new(id, streamed)),
+            (None, None) => {
+                self.session
+                    .recorder
+                    .anomaly("", AnomalyKind::Protocol, "an event names no task");
+                return None;
+            }
+        };
+        task.absorb(event);
+        let (state, timestamp, message_id) = session::status_of(event)?;
+        self.session.recorder.touched(&task.task_id);
+        let observation = Observation {
+            at,
+            state,
+            timestamp,
+            message_id,
+        };
+        let rulings = task.ledger.observe(at.connection, kind, observation);
+        if rulings
+            .iter()
+            .any(|ruling| ruling.verdict == Verdict::Applied)
+        {
+            task.status_text = session::status_text(event).or(task.status_text.take());
+        }
+        self.record_rulings(task, rulings, report);
+        let settled = task
+            .ledger
+            .current()
+            .is_some_and(|state| state.is_interrupted() || state.is_terminal());
+        let counts = kind != ConnectionKind::Turn || report.applied > 0;
+        (settled && counts && !task.ledger.is_aligning()).then_some(ReadEnd::Settled)
+    }
+
+    fn record_rulings(
+        &mut self,
+        task: &mut Tracked,
+        rulings: Vec<Ruling>,
+        report: &mut ReadReport,
+    ) {
+        for ruling in rulings {
+            let observation = ruling.observation;
+            match ruling.verdict {
+                Verdict::Applied => {
+                    report.applied += 1;
+                    task.entered = Instant::now();
+                    self.session.recorder.applied(
+                        &task.task_id,
+                        ruling.from,
+                        observation.state,
+                        observation.at,
+                        observation.timestamp,
+                    );
+                }
+                Verdict::Repeat => {}
+                verdict => {
+                    report.duplicate_submitted |= verdict == Verdict::DuplicateSubmitted;
+                    report.replayed |= verdict == Verdict::Replayed;
+                    self.session.recorder.anomaly(
+                        &task.task_id,
+                        AnomalyKind::Event(verdict),
+                        format!(
+                            "{} reported while in {} (connection {}, event {})",
+                            observation.state,
+                            ruling.from.map(TaskState::name).unwrap_or("nothing"),
+                            observation.at.connection,
+                            observation.at.index
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Judges the task a send, get or cancel returned.
+    pub(super) fn observe_result(
+        &mut self,
+        result: RpcResult,
+        kind: ConnectionKind,
+        slot: &mut Option<Tracked>,
+    ) -> ReadReport {
+        let connection = self.session.next_connection();
+        let mut report = ReadReport::ended(ReadEnd::Closed);
+        let event = match result {
+            RpcResult::Task(task) => StreamEvent::Task(task),
+            RpcResult::Event(event) => event,
+            RpcResult::Message(_) | RpcResult::TaskList(_) => {
+                self.session.recorder.anomaly(
+                    &slot_id(slot),
+                    AnomalyKind::Protocol,
+                    "an answer without a task",
+                );
+                return report;
+            }
+        };
+        let at = EventRef {
+            connection,
+            index: 0,
+            kind: EventKind::Result,
+        };
+        if let Some(end) = self.take_event(&event, at, kind, slot, false, &mut report) {
+            report.end = end;
+        }
+        if let Some(task) = slot.as_mut() {
+            let rulings = task.ledger.close(connection);
+            self.record_rulings(task, rulings, &mut report);
+        }
+        report
+    }
+}
+
+fn event_kind(event: &StreamEvent, otherwise: EventKind) -> EventKind {
+    match event {
+        StreamEvent::Task(_) => EventKind::Snapshot,
+        _ => otherwise,
+    }
+}

@@ -1,0 +1,497 @@
+//! One job of the reconciling consumer: dispatching a task, following it to an outcome,
+//! answering its questions, and starting over when the peer loses it.
+
+use super::ReconcilingConfig;
+use super::read::{ReadEnd, ReadReport};
+use super::tracked::Tracked;
+use crate::client::ClientError;
+use crate::client::Connector;
+use crate::ledger::ConnectionKind;
+use crate::profile::{
+    FollowupBehaviour, Observed, PeerLifecycleProfile, ProfileCache, ProfileKey,
+    ResubscribeBehaviour,
+};
+use crate::report::{AnomalyKind, CancelResult, Outcome};
+use crate::session::{self, Session};
+use meshsim_protocol::{
+    Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams, TaskState,
+};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How one dispatch ended.
+pub(super) enum DispatchEnd {
+    Done(Outcome),
+    /// A task was started and is given up (canceled where the peer still has it).
+    Redispatch(String),
+    /// No task came of it (the send failed and nothing was found): try again later.
+    Retry(String),
+}
+
+/// One job's state: the session and the peer's profile key.
+pub(super) struct Run<'a, C> {
+    pub(super) session: Session<'a, C>,
+    pub(super) profiles: &'a ProfileCache,
+    pub(super) key: ProfileKey,
+    pub(super) config: ReconcilingConfig,
+}
+
+impl<C: Connector> Run<'_, C> {
+    fn profile(&self) -> PeerLifecycleProfile {
+        self.profiles.get(&self.key)
+    }
+
+    fn learn(&mut self, observed: Observed) {
+        let profile = self.profiles.record(&self.key, observed);
+        if observed.is_anomaly() {
+            self.session.recorder.decision(
+                "",
+                "profile-refresh",
+                &format!("{observed:?} ({} refreshes)", profile.refreshes),
+            );
+        }
+    }
+
+    /// Whether to open SSE streams: the Card must offer them, and the peer must not be
+    /// known to lose tasks when a stream closes.
+    fn use_streams(&self) -> bool {
+        self.session.client.card().capabilities.streaming == Some(true)
+            && self.profile().streams_keep_tasks() != Some(false)
+    }
+
+    /// Sends without a stream, asking the peer to answer at once (v0.3 `blocking: false`,
+    /// v1.0 `returnImmediately`; v0.1 cannot ask) so that a proxy's route timeout does not
+    /// cut the answer that names the task; the task is then polled.
+    async fn send_without_stream(&self, message: Message) -> Result<RpcResult, ClientError> {
+        let configuration =
+            (self.session.client.dialect() != Dialect::V0_1).then(|| SendConfiguration {
+                return_immediately: Some(true),
+                ..SendConfiguration::default()
+            });
+        let params = SendMessageParams {
+            message,
+            configuration,
+            metadata: None,
+        };
+        self.session.client.call(Request::SendMessage(params)).await
+    }
+
+    /// Starts a new task and drives it to an outcome or to a reason to start over.
+    pub(super) async fn dispatch(&mut self) -> DispatchEnd {
+        let streamed = self.use_streams();
+        let message = self.session.new_task_message(&self.session.job.request);
+        let context = message.context_id.clone();
+        let mut task = message.task_id.clone().map(|id| Tracked::new(id, streamed));
+        let first = if streamed {
+            match self.session.client.stream_message(message).await {
+                Ok(stream) => Ok(self
+                    .read(stream, ConnectionKind::Turn, &mut task, streamed)
+                    .await),
+                Err(error) => Err(error),
+            }
+        } else {
+            match self.send_without_stream(message).await {
+                Ok(result) => Ok(self.observe_result(result, ConnectionKind::Turn, &mut task)),
+                Err(error) => Err(error),
+            }
+        };
+        let report = match first {
+            Ok(report) => report,
+            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+        };
+        let unanswered = matches!(report.end, ReadEnd::Failed(_) | ReadEnd::Closed);
+        if unanswered
+            && task
+                .as_ref()
+                .is_none_or(|task| task.ledger.current().is_none())
+        {
+            // The send got no usable answer: the peer may have created the task anyway.
+            let why = match &report.end {
+                ReadEnd::Failed(error) => format!("send failed: {error}"),
+                _ => "the peer answered without naming a task".to_string(),
+            };
+            let chosen = task.map(|task| task.task_id);
+            match self.find_unanswered(chosen, context, streamed, &why).await {
+                Some(found) => task = Some(found),
+                None => return DispatchEnd::Retry(why),
+            }
+        } else if let Some(end) = self.after_read(&mut task, report).await {
+            return end;
+        }
+        self.drive(task).await
+    }
+
+    /// Looks for the task a send created though its answer was lost: by the id the client
+    /// chose (v0.1), or by the context it chose (v1.0's `ListTasks`). Transport failures are
+    /// retried with backoff; a peer that does not know the task has none to find.
+    async fn find_unanswered(
+        &mut self,
+        chosen: Option<String>,
+        context: Option<String>,
+        streamed: bool,
+        why: &str,
+    ) -> Option<Tracked> {
+        let listable = self.session.client.supports(Method::ListTasks);
+        for attempt in 0..self.config.max_dispatches {
+            if attempt > 0 {
+                tokio::time::sleep(self.config.backoff(attempt)).await;
+            }
+            let found = match (&chosen, &context) {
+                (Some(id), _) => self
+                    .session
+                    .client
+                    .get_task(id)
+                    .await
+                    .map(|task| vec![task]),
+                (None, Some(context)) if listable => self.session.client.list_tasks(context).await,
+                _ => return None,
+            };
+            let tasks = match found {
+                Ok(tasks) => tasks,
+                Err(error) if error.code().is_some() => return None,
+                Err(_) => continue,
+            };
+            let mut tasks = tasks.into_iter();
+            let task = tasks.next()?;
+            self.session.recorder.decision(&task.id, "recover", why);
+            for extra in tasks {
+                self.session.recorder.touched(&extra.id);
+                self.session
+                    .abandon(&extra.id, "a duplicate of the recovered task")
+                    .await;
+            }
+            let mut slot = Some(Tracked::new(task.id.clone(), streamed));
+            let report =
+                self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, &mut slot);
+            return match self.after_read(&mut slot, report).await {
+                Some(_) => None,
+                None => slot,
+            };
+        }
+        if let Some(id) = chosen {
+            self.session.recorder.touched(&id);
+            self.session.abandon(&id, why).await;
+        }
+        None
+    }
+
+    /// Follows the task until it ends, asking it to resume where it waits for input.
+    async fn drive(&mut self, mut slot: Option<Tracked>) -> DispatchEnd {
+        let (mut turns, mut tried, mut failures) = (0, false, 0);
+        loop {
+            let Some(task) = slot.as_ref() else {
+                return DispatchEnd::Redispatch("no task to follow".to_string());
+            };
+            let current = task.ledger.current();
+            if let Some(outcome) = current.and_then(|state| outcome(task, state)) {
+                return DispatchEnd::Done(outcome);
+            }
+            if let Some((at, state, limit)) = task.deadline(&self.session.job.deadlines)
+                && Instant::now() >= at
+            {
+                let id = task.task_id.clone();
+                return self.deadline(&id, state, limit).await;
+            }
+            let waiting = current.is_some_and(TaskState::is_interrupted);
+            let report = if waiting && task.answer_pending(self.session.job.deadlines.working) {
+                // The answer was taken; the peer has not moved on yet.
+                self.poll(&mut slot).await
+            } else if waiting {
+                if turns == self.config.max_turns {
+                    let id = task.task_id.clone();
+                    self.session.abandon(&id, "too many questions").await;
+                    let reason = format!("still asking after {turns} answers");
+                    return DispatchEnd::Done(Outcome::GaveUp { reason });
+                }
+                let before = task.answered;
+                let report = match self.answer(&mut slot, tried).await {
+                    Ok(report) => report,
+                    Err(end) => return end,
+                };
+                tried = true;
+                // Only answers the peer took count as turns.
+                if slot.as_ref().is_some_and(|task| task.answered != before) {
+                    turns += 1;
+                }
+                report
+            } else {
+                self.reattach(&mut slot).await
+            };
+            let broke = matches!(&report.end, ReadEnd::Failed(error) if error.code().is_none());
+            if let Some(end) = self.after_read(&mut slot, report).await {
+                return end;
+            }
+            // The peer is unreachable or cut us off: give it time before the next call.
+            failures = if broke { failures + 1 } else { 0 };
+            if failures > 0 {
+                tokio::time::sleep(self.config.backoff(failures)).await;
+            }
+        }
+    }
+
+    /// Acts on how a connection ended; `None` to go on following the task.
+    async fn after_read(
+        &mut self,
+        slot: &mut Option<Tracked>,
+        report: ReadReport,
+    ) -> Option<DispatchEnd> {
+        let id = slot_id(slot);
+        match report.end {
+            ReadEnd::Deadline(state, limit) => Some(self.deadline(&id, state, limit).await),
+            ReadEnd::ForeignTask(other) => {
+                self.session.recorder.anomaly(
+                    &id,
+                    AnomalyKind::NewTaskOnFollowup,
+                    format!("the peer answered about task {other}"),
+                );
+                self.session
+                    .abandon(&other, "started by the peer in place of a follow-up")
+                    .await;
+                self.session
+                    .abandon(&id, "the peer replaced it with another task")
+                    .await;
+                Some(DispatchEnd::Redispatch(
+                    "the peer started a new task".to_string(),
+                ))
+            }
+            ReadEnd::Failed(error) if error.is_task_not_found() => {
+                if slot.as_ref().is_some_and(|task| task.broken) {
+                    self.learn(Observed::TaskSurvivedBrokenStream(false));
+                }
+                Some(self.task_lost(&id, &error))
+            }
+            ReadEnd::Failed(error) => {
+                self.session
+                    .recorder
+                    .anomaly(&id, AnomalyKind::Protocol, error.to_string());
+                if let Some(task) = slot.as_mut() {
+                    task.broken |= task.streamed;
+                }
+                None
+            }
+            ReadEnd::Closed | ReadEnd::Settled => None,
+        }
+    }
+
+    /// The peer no longer knows the task: nothing left to cancel; start over.
+    fn task_lost(&mut self, task_id: &str, error: &ClientError) -> DispatchEnd {
+        self.session
+            .recorder
+            .anomaly(task_id, AnomalyKind::TaskNotFound, error.to_string());
+        self.session
+            .recorder
+            .abandoned(task_id, "the peer lost the task", CancelResult::TaskGone);
+        DispatchEnd::Redispatch(format!("task {task_id} lost by the peer"))
+    }
+
+    async fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) -> DispatchEnd {
+        self.session.recorder.deadline(task_id, state, limit);
+        // Before the peer names the task there is nothing to cancel by id.
+        if !task_id.is_empty() {
+            self.session
+                .abandon(task_id, &format!("{state} deadline passed"))
+                .await;
+        }
+        DispatchEnd::Redispatch(format!("task {task_id} sat in {state} past {limit:?}"))
+    }
+
+    /// Answers the task's question with the same task id, after confirming with
+    /// `tasks/get` that it still waits: when the profile does not yet say that tasks
+    /// outlive their streams, and before any repeated answer (the last one may have
+    /// arrived though its reply did not).
+    async fn answer(
+        &mut self,
+        slot: &mut Option<Tracked>,
+        again: bool,
+    ) -> Result<ReadReport, DispatchEnd> {
+        let id = slot_id(slot);
+        let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
+        let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
+        if unknown || again {
+            let why = if again {
+                "answering again"
+            } else {
+                "lifecycle profile unknown"
+            };
+            self.session.recorder.decision(&id, "probe", why);
+            match self.session.client.get_task(&id).await {
+                Ok(found) => {
+                    if streamed_before {
+                        self.learn(Observed::TaskSurvivedStreamClose(true));
+                    }
+                    let report =
+                        self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot);
+                    let waiting = slot
+                        .as_ref()
+                        .and_then(|task| task.ledger.current())
+                        .is_some_and(TaskState::is_interrupted);
+                    if !waiting || !matches!(report.end, ReadEnd::Closed | ReadEnd::Settled) {
+                        return Ok(report);
+                    }
+                }
+                Err(error) if error.is_task_not_found() => {
+                    if streamed_before {
+                        self.learn(Observed::TaskSurvivedStreamClose(false));
+                    }
+                    return Err(self.task_lost(&id, &error));
+                }
+                // Unconfirmed, an answer could start a new task under a reaped id (v0.1):
+                // ask again later instead.
+                Err(error) => return Ok(ReadReport::ended(ReadEnd::Failed(error))),
+            }
+        }
+        if self.session.job.cancel_at_input_required {
+            return self.cancel_waiting(&id, slot).await;
+        }
+        self.session
+            .recorder
+            .decision(&id, "follow-up", "answer with the same task id");
+        let context = slot.as_ref().and_then(|task| task.context_id.clone());
+        let message =
+            self.session
+                .follow_up_message(&id, context.as_deref(), &self.session.job.answer);
+        let streamed = self.use_streams();
+        let sent = if streamed {
+            match self.session.client.stream_message(message).await {
+                Ok(stream) => {
+                    mark_answered(slot);
+                    Ok(self.read(stream, ConnectionKind::Turn, slot, true).await)
+                }
+                Err(error) => Err(error),
+            }
+        } else {
+            match self.send_without_stream(message).await {
+                Ok(result) => {
+                    mark_answered(slot);
+                    Ok(self.observe_result(result, ConnectionKind::Turn, slot))
+                }
+                Err(error) => Err(error),
+            }
+        };
+        if let Some(task) = slot.as_mut() {
+            task.streamed |= streamed;
+        }
+        match sent {
+            // The profile describes follow-ups to a task whose stream closed; an answer to
+            // a task that never streamed says nothing about that.
+            Ok(report) => {
+                let behaviour = if matches!(report.end, ReadEnd::ForeignTask(_)) {
+                    Some(FollowupBehaviour::NewTask)
+                } else if report.duplicate_submitted {
+                    Some(FollowupBehaviour::ResumesWithDuplicateSubmitted)
+                } else {
+                    (report.applied > 0).then_some(FollowupBehaviour::Resumes)
+                };
+                if let Some(behaviour) = behaviour.filter(|_| streamed_before) {
+                    self.learn(Observed::Followup(behaviour));
+                }
+                Ok(report)
+            }
+            Err(error) if error.is_task_not_found() => {
+                if streamed_before {
+                    self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
+                }
+                Err(self.task_lost(&id, &error))
+            }
+            Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
+        }
+    }
+
+    /// Cancels the waiting task, as the job asks, and judges the task the peer returns.
+    async fn cancel_waiting(
+        &mut self,
+        id: &str,
+        slot: &mut Option<Tracked>,
+    ) -> Result<ReadReport, DispatchEnd> {
+        self.session
+            .recorder
+            .decision(id, "cancel", "the job cancels at input-required");
+        match self.session.client.cancel_task(id).await {
+            Ok(task) => Ok(self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, slot)),
+            Err(error) if error.is_task_not_found() => Err(self.task_lost(id, &error)),
+            Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
+        }
+    }
+
+    /// The task is live but nothing is being read: resubscribe where that works, else
+    /// poll it with `tasks/get`.
+    async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let id = slot_id(slot);
+        let resubscribe_works = self.profile().resubscribe_after_input_required
+            != Some(ResubscribeBehaviour::TaskNotFound);
+        if !(self.use_streams() && resubscribe_works) {
+            return self.poll(slot).await;
+        }
+        self.session
+            .recorder
+            .decision(&id, "resubscribe", "stream ended while live");
+        match self.session.client.subscribe(&id).await {
+            Ok(stream) => {
+                self.found_again(slot);
+                let report = self
+                    .read(stream, ConnectionKind::Resubscribe, slot, true)
+                    .await;
+                if report.replayed {
+                    self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
+                }
+                report
+            }
+            // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
+            // only that no execution is active (a2a-go).
+            Err(_) => self.poll(slot).await,
+        }
+    }
+
+    /// Waits a poll interval (or until the state's deadline) and reads the task.
+    async fn poll(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let deadline = slot
+            .as_ref()
+            .and_then(|task| task.deadline(&self.session.job.deadlines));
+        let wake = Instant::now() + self.config.poll_interval;
+        match deadline {
+            Some((at, state, limit)) if at <= wake => {
+                tokio::time::sleep_until(at).await;
+                return ReadReport::ended(ReadEnd::Deadline(state, limit));
+            }
+            _ => tokio::time::sleep_until(wake).await,
+        }
+        match self.session.client.get_task(&slot_id(slot)).await {
+            Ok(found) => {
+                self.found_again(slot);
+                self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot)
+            }
+            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+        }
+    }
+
+    /// The task is there after its stream broke: the peer keeps tasks across cuts.
+    fn found_again(&mut self, slot: &mut Option<Tracked>) {
+        if let Some(task) = slot.as_mut()
+            && std::mem::take(&mut task.broken)
+        {
+            self.learn(Observed::TaskSurvivedBrokenStream(true));
+        }
+    }
+}
+
+/// The peer took an answer to the task's current question.
+fn mark_answered(slot: &mut Option<Tracked>) {
+    if let Some(task) = slot.as_mut() {
+        task.answered = Some((task.ledger.applied().len(), Instant::now()));
+    }
+}
+
+pub(super) fn slot_id(slot: &Option<Tracked>) -> String {
+    slot.as_ref()
+        .map(|task| task.task_id.clone())
+        .unwrap_or_default()
+}
+
+fn outcome(task: &Tracked, state: TaskState) -> Option<Outcome> {
+    session::terminal_outcome(
+        &task.task_id,
+        state,
+        task.artifact_text(),
+        task.status_text.clone(),
+    )
+}
