@@ -1,0 +1,146 @@
+//! `meshsim replay` and `meshsim shrink` as a user runs them: the same arguments print the
+//! same trace hash, another seed another; a shrunk naive-consumer failure is no larger than
+//! the original and its printed replay still violates the same invariant.
+
+use std::process::Command;
+
+fn meshsim(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args(args)
+        .output()
+        .expect("meshsim runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn last_json(stdout: &str) -> serde_json::Value {
+    let line = stdout.lines().last().expect("output");
+    serde_json::from_str(line).expect("the last line is JSON")
+}
+
+#[test]
+fn replay_is_deterministic_and_seed_sensitive() {
+    let args = [
+        "replay",
+        "--seed",
+        "7",
+        "--runtime",
+        "go-replaying",
+        "--consumer",
+        "naive",
+        "--json",
+    ];
+    let (code, first, stderr) = meshsim(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, second, _) = meshsim(&args);
+    let (a, b) = (last_json(&first), last_json(&second));
+    assert_eq!(a["trace_hash"], b["trace_hash"]);
+    assert_eq!(first, second, "the whole replay is byte for byte the same");
+    assert_eq!(a["verdict"], "violated");
+    assert!(first.contains("timeline"), "{first}");
+    let mut other = args;
+    other[2] = "8";
+    let (_, third, _) = meshsim(&other);
+    assert_ne!(a["trace_hash"], last_json(&third)["trace_hash"]);
+}
+
+#[test]
+fn shrink_keeps_the_violation_with_no_larger_plan() {
+    let base = [
+        "--seed",
+        "3",
+        "--runtime",
+        "jvm-reaping",
+        "--consumer",
+        "naive",
+        "--faults",
+        "swarm",
+    ];
+    let (_, replay, _) = meshsim(&[&["replay", "--json"][..], &base[..]].concat());
+    let original = last_json(&replay);
+    let invariant = original["violations"][0]["invariant"]
+        .as_str()
+        .expect("the naive consumer violates something against jvm-reaping")
+        .to_string();
+    let original_plan = replay
+        .split("fault plan:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}").next())
+        .map(|plan| plan.matches("\"at_ms\"").count())
+        .expect("a printed plan");
+
+    let (code, shrunk, stderr) = meshsim(&[&["shrink"][..], &base[..]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let plan_line = shrunk
+        .lines()
+        .find(|l| l.starts_with("plan: "))
+        .expect("plan line");
+    let plan_json = plan_line.trim_start_matches("plan: ");
+    let plan: serde_json::Value = serde_json::from_str(plan_json).unwrap();
+    let faults = plan["faults"].as_array().unwrap().len();
+    assert!(
+        faults <= original_plan,
+        "{faults} > {original_plan}: {shrunk}"
+    );
+    assert!(shrunk.contains(&format!("shrunk {invariant}")), "{shrunk}");
+
+    let replay_line = shrunk.lines().find(|l| l.starts_with("replay: ")).unwrap();
+    assert!(replay_line.contains("--plan-json"), "{replay_line}");
+    let mut args = vec!["replay", "--json", "--plan-json", plan_json];
+    args.extend_from_slice(&base[..6]);
+    if let Some(limit) = replay_line.split("--job-limit ").nth(1) {
+        args.push("--job-limit");
+        args.push(limit.split_whitespace().next().unwrap());
+    }
+    let (code, replayed, stderr) = meshsim(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let replayed = last_json(&replayed);
+    let kept = replayed["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|v| v["invariant"] == invariant.as_str());
+    assert!(kept, "{replayed}");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    for args in [
+        &[
+            "replay",
+            "--seed",
+            "x",
+            "--runtime",
+            "go-replaying",
+            "--consumer",
+            "naive",
+        ][..],
+        &[
+            "replay",
+            "--seed",
+            "1",
+            "--runtime",
+            "no-such",
+            "--consumer",
+            "naive",
+        ][..],
+        &[
+            "replay",
+            "--seed",
+            "1",
+            "--runtime",
+            "go-replaying",
+            "--consumer",
+            "nobody",
+        ][..],
+        &["sweep", "--shard", "3/3"][..],
+        &["sweep", "--seed-range", "9..2"][..],
+    ] {
+        let (code, _, stderr) = meshsim(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(!stderr.trim().is_empty(), "{args:?}");
+    }
+}

@@ -1,0 +1,85 @@
+//! The seed's incident reproduced from fixed seeds: the naive consumer double-counts
+//! against go-replaying and loses the task against jvm-reaping, as the oracle names them;
+//! the reconciling consumer holds against the same runtimes.
+
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::{
+    ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, RuntimeChoice, Scenario, Verdict, run,
+};
+use meshsim_sim::Seed;
+
+fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64) -> RunSpec {
+    RunSpec {
+        seed: Seed::new(seed),
+        scenario: Scenario::SeedIncident,
+        runtime: RuntimeChoice::resolve(runtime).expect("a built-in"),
+        consumer,
+        dialect,
+        faults: Faults::None,
+        job_limit: None,
+    }
+}
+
+fn invariants(spec: &RunSpec) -> Vec<Invariant> {
+    let result = run(spec, &RunOptions::default()).expect("the run is carried out");
+    result.violations.iter().map(|v| v.invariant).collect()
+}
+
+#[test]
+fn naive_consumer_double_counts_against_go_replaying() {
+    for dialect in Dialect::ALL {
+        for seed in [7, 42] {
+            let spec = incident("go-replaying", ConsumerChoice::Naive, dialect, seed);
+            let found = invariants(&spec);
+            assert!(
+                found.contains(&Invariant::NoDoubleApply),
+                "{}: {found:?}",
+                spec.replay_command(None)
+            );
+        }
+    }
+}
+
+#[test]
+fn naive_consumer_loses_the_task_against_jvm_reaping() {
+    for dialect in Dialect::ALL {
+        for seed in [7, 42] {
+            let spec = incident("jvm-reaping", ConsumerChoice::Naive, dialect, seed);
+            let result = run(&spec, &RunOptions::default()).unwrap();
+            let lost = result.violations.iter().find(|v| {
+                v.invariant == Invariant::ViewMatchesTruth && v.detail.contains("reaped")
+            });
+            assert!(
+                lost.is_some(),
+                "{}: {:?}",
+                spec.replay_command(None),
+                result.violations
+            );
+        }
+    }
+}
+
+#[test]
+fn naive_consumer_holds_against_the_correct_runtime() {
+    for dialect in Dialect::ALL {
+        let spec = incident("python-correct", ConsumerChoice::Naive, dialect, 7);
+        assert_eq!(invariants(&spec), Vec::<Invariant>::new(), "{dialect}");
+    }
+}
+
+#[test]
+fn reconciling_consumer_holds_where_the_naive_one_diverges() {
+    for runtime in ["go-replaying", "jvm-reaping"] {
+        for dialect in Dialect::ALL {
+            let spec = incident(runtime, ConsumerChoice::Reconciling, dialect, 7);
+            let result = run(&spec, &RunOptions::default()).unwrap();
+            assert_eq!(
+                result.verdict,
+                Verdict::Holds,
+                "{}: {:?}",
+                spec.replay_command(None),
+                result.violations
+            );
+        }
+    }
+}

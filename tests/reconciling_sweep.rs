@@ -1,0 +1,43 @@
+//! The reconciling consumer under swarm faults: 200 seeds of the seed's incident for every
+//! built-in personality and dialect, and a few seeds of every other scenario, each holding
+//! every invariant.
+
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::matrix::builtin_runtimes;
+use meshsim_scenarios::{ConsumerChoice, Matrix, Scenario};
+
+#[test]
+fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect() {
+    let matrix = Matrix::of(
+        &[ConsumerChoice::Reconciling],
+        &builtin_runtimes(),
+        &[Scenario::SeedIncident],
+        &Dialect::ALL,
+        false,
+    )
+    .seeds(1000..1200);
+    assert_eq!(matrix.len(), 200 * 7 * 3);
+    let outcome = matrix.run();
+    assert_eq!(outcome.tally.runs, matrix.len());
+    outcome.assert_expectations();
+    assert_eq!(outcome.tally.violated, 0);
+}
+
+#[test]
+fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
+    let scenarios: Vec<Scenario> = Scenario::ALL
+        .into_iter()
+        .filter(|scenario| *scenario != Scenario::SeedIncident)
+        .collect();
+    let matrix = Matrix::of(
+        &[ConsumerChoice::Reconciling],
+        &builtin_runtimes(),
+        &scenarios,
+        &Dialect::ALL,
+        false,
+    )
+    .seeds(0..8);
+    let outcome = matrix.run();
+    outcome.assert_expectations();
+    assert_eq!(outcome.tally.violated, 0);
+}
