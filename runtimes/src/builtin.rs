@@ -82,7 +82,10 @@ pub fn builtin(name: &str) -> Option<Personality> {
             terminal_send_error: ErrorCode::InvalidParams,
             terminal_subscribe_error: ErrorCode::TaskNotFound,
             cancel: CancelPolicy {
-                terminal: TerminalCancel::ReturnTask,
+                // a2a-go's canceler returns a canceled task as it is and refuses the other
+                // terminal states with ErrTaskNotCancelable; the A2A TCK's CORE-CANCEL-002
+                // (cancel of a completed task) caught this knob set to `return-task`.
+                terminal: TerminalCancel::ReturnCanceled,
                 ..CancelPolicy::default()
             },
             ..sdk_runtime(name, "a2a-go v2.x, from its code and issues", "2.0.0")

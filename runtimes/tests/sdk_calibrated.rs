@@ -491,7 +491,8 @@ async fn go_subscribe_only_while_executing() {
 }
 
 /// "Message to terminal task -> InvalidParams. Cancel of canceled returns the task."
-/// "Executions survive client disconnect."
+/// "Executions survive client disconnect." A completed task is not cancelable (a2a-go's
+/// canceler: only a canceled task is returned as it is).
 #[tokio::test(start_paused = true)]
 async fn go_terminal_send_and_repeat_cancel() {
     let (client, truth) = runtime("a2a-go-2", Dialect::V0_3);
@@ -514,6 +515,10 @@ async fn go_terminal_send_and_repeat_cancel() {
     drop(stream);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(truth.task(&running).unwrap().state, Completed);
+    assert_eq!(
+        client.cancel(&running).await.error().code,
+        ErrorCode::TaskNotCancelable
+    );
 }
 
 // ---- a2a-java 1.2 ----------------------------------------------------------------------
