@@ -1,8 +1,10 @@
 //! `meshsim list`: names what the other subcommands accept: every built-in runtime
-//! personality and every wire dialect.
+//! personality, wire dialect, scenario, consumer and invariant, and the declared
+//! expectations the sweep judges runs by.
 
 use meshsim_protocol::{Dialect, Method};
 use meshsim_runtimes::builtins;
+use meshsim_scenarios::{BUILTIN_CONSUMERS, Expect, Invariant, RULES, Scenario};
 use std::process::ExitCode;
 
 pub fn run() -> ExitCode {
@@ -38,6 +40,46 @@ fn render() -> String {
             methods.join(", ")
         ));
     }
+    out.push_str("scenarios (--scenario):\n");
+    for scenario in Scenario::ALL {
+        out.push_str(&format!(
+            "  {:28}  {}\n",
+            scenario.name(),
+            scenario.summary()
+        ));
+    }
+    out.push_str(&format!(
+        "consumers (--consumer): {}\n",
+        BUILTIN_CONSUMERS.join(", ")
+    ));
+    out.push_str("invariants (checked by the oracle on every run):\n");
+    for invariant in Invariant::ALL {
+        out.push_str(&format!(
+            "  {:24}  {}\n",
+            invariant.name(),
+            invariant.description()
+        ));
+    }
+    out.push_str("expectations (first match decides; `any` matches anything):\n");
+    for rule in RULES {
+        let expect = match rule.expect {
+            Expect::Holds => "holds".to_string(),
+            Expect::Violates(invariant) => format!("violates {invariant}"),
+            Expect::Unspecified => "unspecified".to_string(),
+        };
+        let faults = match rule.swarm {
+            Some(true) => "swarm faults",
+            Some(false) => "no faults",
+            None => "any faults",
+        };
+        out.push_str(&format!(
+            "  consumer {} / runtime {} / scenario {} / {faults}: {expect}\n      {}\n",
+            rule.consumer.unwrap_or("any"),
+            rule.runtime.unwrap_or("any"),
+            rule.scenario.map_or("any", Scenario::name),
+            rule.why
+        ));
+    }
     out
 }
 
@@ -60,5 +102,18 @@ mod tests {
                 "{dialect} missing"
             );
         }
+        for scenario in Scenario::ALL {
+            assert!(
+                text.contains(&format!("  {scenario} ")),
+                "{scenario} missing"
+            );
+        }
+        for invariant in Invariant::ALL {
+            assert!(
+                text.contains(&format!("  {invariant} ")),
+                "{invariant} missing"
+            );
+        }
+        assert!(text.contains("naive, reconciling"));
     }
 }
