@@ -29,6 +29,7 @@ pub struct Runtime {
     seed: u64,
     truth: GroundTruth,
     behaviour: Arc<dyn Behaviour>,
+    max_tasks: Option<usize>,
 }
 
 impl Runtime {
@@ -42,6 +43,7 @@ impl Runtime {
             seed,
             truth: GroundTruth::new(),
             behaviour: Arc::new(Knobs),
+            max_tasks: None,
         }
     }
 
@@ -54,6 +56,14 @@ impl Runtime {
     /// Decides with `behaviour` instead of the plain knobs.
     pub fn with_behaviour(mut self, behaviour: impl Behaviour) -> Self {
         self.behaviour = Arc::new(behaviour);
+        self
+    }
+
+    /// Keeps at most `max` tasks in the store: when full, the terminal task whose status
+    /// changed longest ago is evicted; with none terminal, a new task is refused with an
+    /// internal error (-32603) saying so. Unbounded by default.
+    pub fn with_max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = Some(max);
         self
     }
 
@@ -80,6 +90,7 @@ impl Runtime {
             self.seed,
             self.truth.clone(),
             Arc::clone(&self.behaviour),
+            self.max_tasks,
         );
         let started = self.clock.now();
         Router::new()

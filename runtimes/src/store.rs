@@ -36,6 +36,8 @@ pub(crate) struct Host {
     truth: GroundTruth,
     behaviour: Arc<dyn Behaviour>,
     instance: u32,
+    /// At most this many tasks in the store (see [`Host::make_room`]); `None`: unbounded.
+    max_tasks: Option<usize>,
     store: Mutex<Store>,
 }
 
@@ -151,6 +153,7 @@ impl Host {
         seed: u64,
         truth: GroundTruth,
         behaviour: Arc<dyn Behaviour>,
+        max_tasks: Option<usize>,
     ) -> Arc<Self> {
         let instance = truth.begin_instance(clock.now());
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -163,6 +166,7 @@ impl Host {
             truth,
             behaviour,
             instance,
+            max_tasks,
             store: Mutex::new(Store {
                 tasks: BTreeMap::new(),
                 rng,
@@ -222,7 +226,7 @@ impl Host {
         let mut store = self.lock();
         let message = params.message;
         let Some(id) = message.task_id.clone() else {
-            return Ok(self.create(&mut store, message, None, Origin::New, streaming));
+            return self.create(&mut store, message, None, Origin::New, streaming);
         };
         let Some(entry) = store.tasks.get(&id) else {
             if self.dialect == Dialect::V0_1 {
@@ -233,7 +237,7 @@ impl Host {
                     },
                     None => Origin::New,
                 };
-                return Ok(self.create(&mut store, message, Some(id), origin, streaming));
+                return self.create(&mut store, message, Some(id), origin, streaming);
             }
             return match self.personality.unknown_task {
                 UnknownTask::NotFound => Err(not_found(&id)),
@@ -241,7 +245,7 @@ impl Host {
                     let origin = Origin::FollowUpCreated {
                         requested_task_id: id,
                     };
-                    Ok(self.create(&mut store, message, None, origin, streaming))
+                    self.create(&mut store, message, None, origin, streaming)
                 }
             };
         };
@@ -284,7 +288,7 @@ impl Host {
                 };
                 let mut message = message;
                 message.task_id = None;
-                Ok(self.create(&mut store, message, None, origin, streaming))
+                self.create(&mut store, message, None, origin, streaming)
             }
             FollowUp::NotFound => Err(not_found(&id)),
         }
@@ -297,7 +301,8 @@ impl Host {
         client_id: Option<String>,
         origin: Origin,
         streaming: bool,
-    ) -> Sent {
+    ) -> Result<Sent, RpcError> {
+        self.make_room(store)?;
         let id = client_id.unwrap_or_else(|| fresh_id(&mut store.rng));
         let context_id = message
             .context_id
@@ -378,11 +383,40 @@ impl Host {
             tracing::info!(target: TARGET, runtime = self.name(), task = %id, "task stalled");
         }
         let settled = (!streaming).then(|| self.waiter(store, &id)).flatten();
-        Sent {
+        Ok(Sent {
             accepted: task,
             stream,
             settled,
+        })
+    }
+
+    /// Makes room for one more task under `max_tasks`: evicts the terminal task whose
+    /// status changed longest ago (its answer was given; only a later GetTask misses it),
+    /// and while no task is terminal refuses the new one, so the store never outgrows it.
+    fn make_room(&self, store: &mut Store) -> Result<(), RpcError> {
+        let Some(max) = self.max_tasks else {
+            return Ok(());
+        };
+        while store.tasks.len() >= max {
+            let oldest = store
+                .tasks
+                .iter()
+                .filter(|(_, entry)| entry.task.status.state.is_terminal())
+                .min_by_key(|(_, entry)| entry.updated)
+                .map(|(id, _)| id.clone());
+            let Some(id) = oldest else {
+                return Err(error(
+                    ErrorCode::InternalError,
+                    format!(
+                        "the task store is full: {max} tasks, none finished (--max-tasks); \
+                         retry when one ends"
+                    ),
+                ));
+            };
+            store.tasks.remove(&id);
+            tracing::info!(target: TARGET, runtime = self.name(), task = %id, "task evicted");
         }
+        Ok(())
     }
 
     fn resume(

@@ -78,6 +78,9 @@ struct Ledger {
     /// The index of the latest record for each id.
     latest: BTreeMap<String, usize>,
     instances: u32,
+    /// Off for a long-running `meshsim serve`: nobody reads its truth, and the ledger
+    /// would grow with every task.
+    unrecorded: bool,
 }
 
 impl Ledger {
@@ -97,6 +100,14 @@ impl GroundTruth {
     /// An empty ledger.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A ledger that counts instances but records no task, so memory stays bounded in a
+    /// server that runs for ever (`meshsim serve`); reads find nothing.
+    pub fn unrecorded() -> Self {
+        let truth = Self::default();
+        truth.lock().unrecorded = true;
+        truth
     }
 
     fn lock(&self) -> MutexGuard<'_, Ledger> {
@@ -167,6 +178,9 @@ impl GroundTruth {
 
     pub(crate) fn created(&self, truth: TaskTruth) {
         let mut ledger = self.lock();
+        if ledger.unrecorded {
+            return;
+        }
         let index = ledger.records.len();
         ledger.latest.insert(truth.id.clone(), index);
         ledger.records.push(truth);
