@@ -124,3 +124,30 @@ fn only_the_seeds_misbehaving_runtimes_break_the_naive_consumer() {
         }
     }
 }
+
+#[test]
+fn without_streaming_in_the_card_both_consumers_poll_to_completion() {
+    for dialect in Dialect::ALL {
+        for kind in [Kind::Naive, Kind::Reconciling] {
+            let mut personality = meshsim_runtimes::builtin("python-correct").unwrap();
+            personality.card.streaming = false;
+            let (report, truth) =
+                support::run_job(personality, dialect, kind, 5, support::incident_job());
+            let context = format!("{dialect} {kind:?}: {report:#?}");
+            let Outcome::Completed { task_id, artifact } = &report.outcome else {
+                panic!("no completion; {context}");
+            };
+            assert!(artifact.contains(ANSWER), "{context}");
+            assert_eq!(
+                truth.state(task_id),
+                Some(TaskState::Completed),
+                "{context}"
+            );
+            assert_eq!(
+                divergences(&report, &truth),
+                Vec::<String>::new(),
+                "{context}"
+            );
+        }
+    }
+}
