@@ -425,39 +425,39 @@ fn profile_matches_runtime(
     let (Some(learned), Some(real)) = (&report.profile, evidence.profiles.get(&run.host)) else {
         return;
     };
-    let mut wrong = Vec::new();
-    if let (Some(l), Some(r)) = (
-        learned.resubscribe_after_input_required,
-        real.resubscribe_after_input_required,
-    ) && l != r
-    {
-        wrong.push(format!(
-            "resubscribe_after_input_required: learned {l}, really {r}"
-        ));
-    }
-    if let (Some(l), Some(r)) = (learned.followup_same_task, real.followup_same_task)
-        && l != r
-    {
-        wrong.push(format!("followup_same_task: learned {l}, really {r}"));
-    }
-    if let (Some(l), Some(r)) = (
-        learned.stream_closes_on_input_required,
-        real.stream_closes_on_input_required,
-    ) && l != r
-    {
-        wrong.push(format!(
-            "stream_closes_on_input_required: learned {l}, really {r}"
-        ));
-    }
-    if let (Some(l), Some(r)) = (
-        learned.task_survives_stream_close,
-        real.task_survives_stream_close,
-    ) && l != r
-    {
-        wrong.push(format!(
-            "task_survives_stream_close: learned {l}, really {r}"
-        ));
-    }
+    let fields = [
+        (
+            "resubscribe_after_input_required",
+            learned.resubscribe_after_input_required.map(|b| b.label()),
+            real.resubscribe_after_input_required.map(|b| b.label()),
+        ),
+        (
+            "followup_same_task",
+            learned.followup_same_task.map(|b| b.label().to_string()),
+            real.followup_same_task.map(|b| b.label().to_string()),
+        ),
+        (
+            "stream_closes_on_input_required",
+            learned
+                .stream_closes_on_input_required
+                .map(|b| b.to_string()),
+            real.stream_closes_on_input_required.map(|b| b.to_string()),
+        ),
+        (
+            "task_survives_stream_close",
+            learned.task_survives_stream_close.map(|b| b.to_string()),
+            real.task_survives_stream_close.map(|b| b.to_string()),
+        ),
+    ];
+    let wrong: Vec<String> = fields
+        .into_iter()
+        .filter_map(|(field, learned, real)| match (learned, real) {
+            (Some(learned), Some(real)) if learned != real => {
+                Some(format!("{field}: learned {learned}, really {real}"))
+            }
+            _ => None,
+        })
+        .collect();
     if !wrong.is_empty() {
         found.push(violation(
             Invariant::ProfileMatchesRuntime,
