@@ -151,3 +151,14 @@ fn without_streaming_in_the_card_both_consumers_poll_to_completion() {
         }
     }
 }
+
+#[test]
+fn a_run_is_a_function_of_its_seed() {
+    for kind in [Kind::Naive, Kind::Reconciling] {
+        let (first, _) = run_incident("go-replaying", Dialect::V1_0, kind, 21);
+        let (again, _) = run_incident("go-replaying", Dialect::V1_0, kind, 21);
+        let (other, _) = run_incident("go-replaying", Dialect::V1_0, kind, 22);
+        assert_eq!(first, again, "{kind:?}");
+        assert_ne!(first.tasks[0].task_id, other.tasks[0].task_id, "{kind:?}");
+    }
+}
