@@ -14,6 +14,8 @@ pub mod oracle;
 pub mod real_profile;
 pub mod run;
 pub mod scenario;
+pub mod throughput;
+pub mod timeline;
 
 pub use consumer_choice::{BUILTIN_CONSUMERS, ConsumerChoice, ConsumerFactory};
 pub use expectation::{Expect, RULES, Rule, rule_for};

@@ -8,7 +8,7 @@ use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST, Scenario}
 use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
-use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar};
+use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar, TaskTruth};
 use meshsim_sim::seed::names;
 use meshsim_sim::{
     FaultKind, FaultPlan, RunConfig, RunError, Runner, Seed, SimListener, Swarm, SwarmSpace, Trace,
@@ -120,6 +120,9 @@ pub struct RunResult {
     pub elapsed_ms: u64,
     pub converged: bool,
     pub reports: Vec<JobReport>,
+    /// Each runtime host's task records at the end of the run (times on the runtimes'
+    /// clock, since the pinned epoch), by host name.
+    pub truths: BTreeMap<String, Vec<TaskTruth>>,
     /// The recorded trace, when asked for.
     pub trace: Option<Trace>,
 }
@@ -221,6 +224,10 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         elapsed_ms: run.record.elapsed_ms,
         converged: run.record.converged,
         reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
+        truths: truths
+            .iter()
+            .map(|(host, truth)| (host.clone(), truth.tasks()))
+            .collect(),
         trace: options.keep_trace.then_some(run.trace),
     })
 }

@@ -1,13 +1,14 @@
 //! `meshsim replay`: runs one seed again and prints its timeline (simulated time, host,
 //! event), the fault plan, the verdict with each violation, and the trace hash; with
-//! `--json` the last line is one JSON object with the fields of a sweep line.
+//! `--json` the last line is one JSON object with the fields of a sweep line; with
+//! `--timeline FILE.html` it also draws the run as a self-contained HTML page.
 
 use crate::cli::run_json::run_json;
 use crate::cli::selection::RunArgs;
 use clap::Args;
 use meshsim_scenarios::{RunOptions, RunResult, Verdict, rule_for};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -20,6 +21,10 @@ pub struct ReplayArgs {
     /// End with one JSON object describing the run.
     #[arg(long)]
     json: bool,
+    /// Also draw the run (lanes, arrows, fault windows, view vs truth, violations) as a
+    /// self-contained HTML page in this file.
+    #[arg(long, value_name = "FILE.html")]
+    timeline: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
@@ -42,12 +47,26 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         }
     };
     print!("{}", render(&result));
+    if let Some(path) = &args.timeline
+        && let Err(problem) = write_timeline(&result, path)
+    {
+        eprintln!("meshsim replay: {problem}");
+        return ExitCode::FAILURE;
+    }
     if args.json {
         let rule = rule_for(&result.spec);
         let matched = meshsim_scenarios::expectation::meets(rule.expect, &result);
         println!("{}", run_json(&result, rule.expect, matched));
     }
     ExitCode::SUCCESS
+}
+
+/// Writes the timeline page of `result` (which kept its trace) to `path`.
+pub fn write_timeline(result: &RunResult, path: &Path) -> Result<(), String> {
+    let html = meshsim_scenarios::timeline::render(result)
+        .map_err(|error| format!("cannot draw the timeline: {error}"))?;
+    std::fs::write(path, html)
+        .map_err(|error| format!("cannot write the timeline to {}: {error}", path.display()))
 }
 
 /// The replay as text: timeline, plan, verdict, hash.

@@ -1,0 +1,422 @@
+//! Per task, the consumer's view of its state against the runtime's ground truth, and the
+//! spans where they differ.
+//!
+//! The view is what the consumer applied (its `applied` trace events); the truth is the
+//! runtime's record of the task (every transition, and whether it was reaped or lost).
+//! A span where the view trails the truth by one step, or the consumer has not yet heard
+//! of a task it will learn of, is a lag (news still on the wire); any other difference is
+//! a divergence. An application of a state more times than the runtime entered it by
+//! then is a double count.
+
+use super::traffic::{at_ms, field};
+use meshsim_protocol::TaskState;
+use meshsim_runtimes::{Fate, TaskTruth};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// What one side holds about a task at some moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// Not (yet) known on this side.
+    Absent,
+    In(TaskState),
+    /// Left the runtime's store alive: reaped or lost.
+    Gone(&'static str),
+}
+
+impl Held {
+    /// How the state is named on the page.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Held::Absent => "none",
+            Held::In(state) => state.name(),
+            Held::Gone(why) => why,
+        }
+    }
+}
+
+/// A stretch of time during which one side holds one thing.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub from_ms: f64,
+    pub to_ms: f64,
+    pub held: Held,
+}
+
+/// How the view compares with the truth over a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    Agree,
+    Lag,
+    Diverge,
+}
+
+/// A span where view and truth differ.
+#[derive(Debug, Clone)]
+pub struct Span {
+    pub from_ms: f64,
+    pub to_ms: f64,
+    pub judgement: Judgement,
+    pub view: Held,
+    pub truth: Held,
+}
+
+/// One application of a state beyond the times the runtime entered it.
+#[derive(Debug, Clone)]
+pub struct DoubleCount {
+    pub at_ms: f64,
+    pub state: TaskState,
+    /// How many times the consumer has now applied it.
+    pub applied: usize,
+    /// How many times the runtime had entered it by then.
+    pub entered: usize,
+}
+
+/// The two bands of one task.
+#[derive(Debug, Clone)]
+pub struct TaskBands {
+    pub task: String,
+    /// The runtime hosts that held a task with this id.
+    pub hosts: Vec<String>,
+    /// The consumer's jobs that applied states to it.
+    pub jobs: Vec<String>,
+    pub view: Vec<Step>,
+    pub truth: Vec<Step>,
+    /// Only the spans that are not agreement.
+    pub spans: Vec<Span>,
+    pub double_counts: Vec<DoubleCount>,
+}
+
+/// One state the consumer applied.
+struct Applied {
+    at_ms: f64,
+    state: TaskState,
+    job: String,
+}
+
+/// The bands of every task the consumer applied a state to or a runtime held, ordered by
+/// when the task was first seen. `epoch` is subtracted from ground-truth times.
+pub fn build(
+    events: &[Value],
+    truths: &BTreeMap<String, Vec<TaskTruth>>,
+    epoch: Duration,
+    end_ms: f64,
+) -> Vec<TaskBands> {
+    let mut applied: BTreeMap<String, Vec<Applied>> = BTreeMap::new();
+    let mut first_seen: Vec<(f64, String)> = Vec::new();
+    for event in events {
+        if event["target"].as_str() != Some("meshsim::consumer")
+            || field(event, "event").as_deref() != Some("applied")
+        {
+            continue;
+        }
+        let (Some(task), Some(state)) = (field(event, "task"), field(event, "state")) else {
+            continue;
+        };
+        let Ok(state) = state.parse::<TaskState>() else {
+            continue;
+        };
+        first_seen.push((at_ms(event), task.clone()));
+        applied.entry(task).or_default().push(Applied {
+            at_ms: at_ms(event),
+            state,
+            job: field(event, "job").unwrap_or_default(),
+        });
+    }
+    let mut records: BTreeMap<String, Vec<(String, TaskTruth)>> = BTreeMap::new();
+    for (host, tasks) in truths {
+        for task in tasks {
+            first_seen.push((since(task.created_at, epoch), task.id.clone()));
+            records
+                .entry(task.id.clone())
+                .or_default()
+                .push((host.clone(), task.clone()));
+        }
+    }
+    first_seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut order: Vec<String> = Vec::new();
+    for (_, task) in first_seen {
+        if !order.contains(&task) {
+            order.push(task);
+        }
+    }
+    order
+        .into_iter()
+        .map(|task| {
+            let mut held = records.remove(&task).unwrap_or_default();
+            held.sort_by_key(|(_, record)| record.created_at);
+            let applied = applied.remove(&task).unwrap_or_default();
+            bands(task, &applied, &held, epoch, end_ms)
+        })
+        .collect()
+}
+
+fn since(at: Duration, epoch: Duration) -> f64 {
+    at.saturating_sub(epoch).as_micros() as f64 / 1000.0
+}
+
+fn bands(
+    task: String,
+    applied: &[Applied],
+    records: &[(String, TaskTruth)],
+    epoch: Duration,
+    end_ms: f64,
+) -> TaskBands {
+    let view_changes: Vec<(f64, Held)> = applied
+        .iter()
+        .map(|a| (a.at_ms, Held::In(a.state)))
+        .collect();
+    let mut truth_changes: Vec<(f64, Held)> = Vec::new();
+    for (_, record) in records {
+        for transition in &record.transitions {
+            truth_changes.push((since(transition.at, epoch), Held::In(transition.to)));
+        }
+        match &record.fate {
+            Some(Fate::Reaped { at, .. }) => {
+                truth_changes.push((since(*at, epoch), Held::Gone("reaped")))
+            }
+            Some(Fate::Lost { at }) => truth_changes.push((since(*at, epoch), Held::Gone("lost"))),
+            None => {}
+        }
+    }
+    let view = steps(&view_changes, end_ms);
+    let truth = steps(&truth_changes, end_ms);
+    let learns = !applied.is_empty();
+    let mut spans: Vec<Span> = Vec::new();
+    for step in &view {
+        let mut cuts = vec![step.from_ms];
+        cuts.extend(
+            truth_changes
+                .iter()
+                .map(|(t, _)| *t)
+                .filter(|t| *t > step.from_ms && *t < step.to_ms),
+        );
+        cuts.push(step.to_ms);
+        cuts.dedup();
+        let pieces: Vec<(f64, f64)> = if cuts.len() == 1 {
+            vec![(cuts[0], cuts[0])]
+        } else {
+            cuts.windows(2).map(|pair| (pair[0], pair[1])).collect()
+        };
+        for (from, to) in pieces {
+            let (now, before) = held_at(&truth_changes, from);
+            let judgement = judge(&step.held, &now, &before, learns && from < applied[0].at_ms);
+            if judgement == Judgement::Agree {
+                continue;
+            }
+            match spans.last_mut() {
+                Some(last)
+                    if last.to_ms == from
+                        && last.judgement == judgement
+                        && last.view == step.held
+                        && last.truth == now
+                        && from < to =>
+                {
+                    last.to_ms = to;
+                }
+                _ => spans.push(Span {
+                    from_ms: from,
+                    to_ms: to,
+                    judgement,
+                    view: step.held.clone(),
+                    truth: now,
+                }),
+            }
+        }
+    }
+    let mut hosts: Vec<String> = records.iter().map(|(host, _)| host.clone()).collect();
+    hosts.dedup();
+    let mut jobs: Vec<String> = applied.iter().map(|a| a.job.clone()).collect();
+    jobs.sort();
+    jobs.dedup();
+    TaskBands {
+        task,
+        hosts,
+        jobs,
+        view,
+        truth,
+        spans,
+        double_counts: double_counts(applied, &truth_changes),
+    }
+}
+
+/// The steps of a side from its changes (in time order; several at one moment give
+/// zero-length steps), starting `Absent` at 0 and running to `end_ms`.
+fn steps(changes: &[(f64, Held)], end_ms: f64) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut from = 0.0;
+    let mut held = Held::Absent;
+    for (at, next) in changes {
+        out.push(Step {
+            from_ms: from,
+            to_ms: *at,
+            held: std::mem::replace(&mut held, next.clone()),
+        });
+        from = *at;
+    }
+    out.push(Step {
+        from_ms: from,
+        to_ms: end_ms.max(from),
+        held,
+    });
+    out.retain(|step| !(step.held == Held::Absent && step.to_ms == step.from_ms));
+    out
+}
+
+/// What the truth holds at `t` (the last change at or before it) and what it held
+/// before that change.
+fn held_at(changes: &[(f64, Held)], t: f64) -> (Held, Held) {
+    let index = changes.partition_point(|(at, _)| *at <= t);
+    let now = index
+        .checked_sub(1)
+        .map_or(Held::Absent, |i| changes[i].1.clone());
+    let before = index
+        .checked_sub(2)
+        .map_or(Held::Absent, |i| changes[i].1.clone());
+    (now, before)
+}
+
+/// `not_yet_told`: the consumer will learn of the task later.
+fn judge(view: &Held, truth: &Held, truth_before: &Held, not_yet_told: bool) -> Judgement {
+    match (view, truth) {
+        (Held::Absent, Held::In(_)) if not_yet_told => Judgement::Lag,
+        (Held::Absent, Held::In(_)) => Judgement::Diverge,
+        (Held::Absent, _) => Judgement::Agree,
+        (Held::In(seen), Held::In(real)) if seen == real => Judgement::Agree,
+        (Held::In(_), Held::In(_)) if view == truth_before => Judgement::Lag,
+        _ => Judgement::Diverge,
+    }
+}
+
+fn double_counts(applied: &[Applied], truth: &[(f64, Held)]) -> Vec<DoubleCount> {
+    let mut counts: BTreeMap<TaskState, usize> = BTreeMap::new();
+    let mut found = Vec::new();
+    for event in applied {
+        let count = counts.entry(event.state).or_default();
+        *count += 1;
+        let entered = truth
+            .iter()
+            .filter(|(at, held)| *at <= event.at_ms && *held == Held::In(event.state))
+            .count();
+        if *count > entered && entered > 0 {
+            found.push(DoubleCount {
+                at_ms: event.at_ms,
+                state: event.state,
+                applied: *count,
+                entered,
+            });
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn applied(at_ms: f64, state: TaskState) -> Applied {
+        Applied {
+            at_ms,
+            state,
+            job: "job".to_string(),
+        }
+    }
+
+    fn record(transitions: &[(u64, TaskState)], fate: Option<Fate>) -> (String, TaskTruth) {
+        let transitions: Vec<meshsim_runtimes::Transition> = transitions
+            .iter()
+            .enumerate()
+            .map(|(i, (at, to))| meshsim_runtimes::Transition {
+                at: Duration::from_millis(*at),
+                from: i.checked_sub(1).map(|p| transitions[p].1),
+                to: *to,
+            })
+            .collect();
+        (
+            "agent".to_string(),
+            TaskTruth {
+                id: "t".to_string(),
+                context_id: "c".to_string(),
+                instance: 0,
+                origin: meshsim_runtimes::Origin::New,
+                created_at: transitions[0].at,
+                state: transitions
+                    .last()
+                    .map(|t| t.to)
+                    .unwrap_or(TaskState::Submitted),
+                transitions,
+                fate,
+            },
+        )
+    }
+
+    use TaskState::{InputRequired, Submitted, Working};
+
+    #[test]
+    fn a_replayed_history_is_a_double_count_and_a_divergence() {
+        let truth = [record(
+            &[(22, Submitted), (83, Working), (331, InputRequired)],
+            None,
+        )];
+        let view = [
+            applied(24.0, Submitted),
+            applied(93.0, Working),
+            applied(335.0, InputRequired),
+            applied(354.0, Submitted),
+            applied(354.0, Working),
+            applied(354.0, InputRequired),
+        ];
+        let bands = bands("t".into(), &view, &truth, Duration::ZERO, 400.0);
+        let red: Vec<&Span> = bands
+            .spans
+            .iter()
+            .filter(|s| s.judgement == Judgement::Diverge)
+            .collect();
+        assert_eq!(red.len(), 1, "{:?}", bands.spans);
+        assert_eq!(
+            (red[0].from_ms, red[0].view.clone()),
+            (354.0, Held::In(Submitted))
+        );
+        let lags = bands
+            .spans
+            .iter()
+            .filter(|s| s.judgement == Judgement::Lag)
+            .count();
+        assert!(lags >= 3, "the consumer hears of each step a little late");
+        let doubled: Vec<TaskState> = bands.double_counts.iter().map(|d| d.state).collect();
+        assert_eq!(doubled, vec![Submitted, Working, InputRequired]);
+    }
+
+    #[test]
+    fn a_reaped_task_the_consumer_still_believes_in_diverges_to_the_end() {
+        let reaped = Fate::Reaped {
+            at: Duration::from_millis(331),
+            reason: "stream closed".into(),
+        };
+        let truth = [record(
+            &[(22, Submitted), (83, Working), (331, InputRequired)],
+            Some(reaped),
+        )];
+        let view = [
+            applied(24.0, Submitted),
+            applied(93.0, Working),
+            applied(335.0, InputRequired),
+        ];
+        let bands = bands("t".into(), &view, &truth, Duration::ZERO, 1000.0);
+        let last = bands.spans.last().expect("a span");
+        assert_eq!(last.judgement, Judgement::Diverge);
+        assert_eq!(
+            (last.to_ms, last.truth.clone()),
+            (1000.0, Held::Gone("reaped"))
+        );
+        assert_eq!(
+            bands
+                .spans
+                .iter()
+                .filter(|s| s.judgement == Judgement::Diverge)
+                .count(),
+            2
+        );
+    }
+}

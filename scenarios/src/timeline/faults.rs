@@ -1,0 +1,176 @@
+//! Fault windows: the plan's faults paired into the stretches they last (a partition
+//! until its repair, a hold until its release, a crash until the bounce that restarts the
+//! host), and the instants that have no length (a bounce of a running host, a hook).
+
+use meshsim_sim::{Fault, FaultPlan};
+
+/// One fault window, or an instant when `to_ms` equals `from_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    /// `partition`, `hold`, `crash`, ...
+    pub kind: &'static str,
+    /// The hosts whose lanes it covers (one for a host fault, two for a link).
+    pub hosts: Vec<String>,
+    pub from_ms: f64,
+    pub to_ms: f64,
+    /// Whether the plan ended it (otherwise it lasts to the end of the run).
+    pub ended: bool,
+    pub label: String,
+}
+
+/// The windows of `plan`, in the order they open; a window the plan never closes runs
+/// to `end_ms`.
+pub fn windows(plan: &FaultPlan, end_ms: f64) -> Vec<Window> {
+    let mut open: Vec<Window> = Vec::new();
+    let mut done: Vec<Window> = Vec::new();
+    for timed in &plan.faults {
+        let at = timed.at_ms as f64;
+        let fault = &timed.fault;
+        let (closes, opens): (&[&str], Option<&'static str>) = match fault {
+            Fault::Partition { .. } => (&[], Some("partition")),
+            Fault::PartitionOneway { .. } => (&[], Some("partition_oneway")),
+            Fault::Hold { .. } => (&[], Some("hold")),
+            Fault::Latency { .. } => (&["latency"], Some("latency")),
+            Fault::Loss { .. } => (&[], Some("loss")),
+            Fault::Crash { .. } => (&[], Some("crash")),
+            Fault::Repair { .. } => (&["partition"], None),
+            Fault::RepairOneway { .. } => (&["partition_oneway"], None),
+            Fault::Release { .. } => (&["hold"], None),
+            Fault::LatencyReset { .. } => (&["latency"], None),
+            Fault::Bounce { .. } => (&["crash"], None),
+            Fault::Hook { .. } => (&[], None),
+        };
+        let hosts = hosts_of(fault);
+        let mut closed_any = false;
+        let mut index = 0;
+        while index < open.len() {
+            if closes.contains(&open[index].kind) && same_place(&open[index].hosts, &hosts) {
+                let mut window = open.remove(index);
+                window.to_ms = at;
+                window.ended = true;
+                done.push(window);
+                closed_any = true;
+            } else {
+                index += 1;
+            }
+        }
+        if let Some(kind) = opens {
+            open.push(Window {
+                kind,
+                hosts,
+                from_ms: at,
+                to_ms: end_ms.max(at),
+                ended: false,
+                label: describe(fault),
+            });
+        } else if !closed_any || matches!(fault, Fault::Bounce { .. }) {
+            // A bounce restarts the host even when it was running: show the instant.
+            done.push(Window {
+                kind: fault.kind(),
+                hosts,
+                from_ms: at,
+                to_ms: at,
+                ended: true,
+                label: describe(fault),
+            });
+        }
+    }
+    done.extend(open);
+    done.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms));
+    done
+}
+
+fn hosts_of(fault: &Fault) -> Vec<String> {
+    if let Some((a, b)) = fault.link() {
+        vec![a.to_string(), b.to_string()]
+    } else if let Some(host) = fault.host() {
+        vec![host.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether two faults name the same link (either way round) or the same host.
+fn same_place(a: &[String], b: &[String]) -> bool {
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    a.sort();
+    b.sort();
+    a == b
+}
+
+fn describe(fault: &Fault) -> String {
+    match fault {
+        Fault::PartitionOneway { from, to } | Fault::RepairOneway { from, to } => {
+            format!("{} {from}→{to}", fault.kind())
+        }
+        Fault::Latency { a, b, ms } => format!("latency {ms} ms {a}↔{b}"),
+        Fault::Loss { a, b, permille } => format!("loss {permille}‰ {a}↔{b}"),
+        Fault::Hook { name } => format!("hook {name}"),
+        other => match (other.link(), other.host()) {
+            (Some((a, b)), _) => format!("{} {a}↔{b}", other.kind()),
+            (None, Some(host)) => format!("{} {host}", other.kind()),
+            (None, None) => other.kind().to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshsim_sim::TimedFault;
+
+    #[test]
+    fn partitions_pair_with_repairs_and_crashes_with_bounces() {
+        let link = || ("consumer".to_string(), "agent".to_string());
+        let plan = FaultPlan::new(vec![
+            TimedFault::new(
+                355,
+                Fault::Crash {
+                    host: "agent".into(),
+                },
+            ),
+            TimedFault::new(
+                572,
+                Fault::Partition {
+                    a: link().0,
+                    b: link().1,
+                },
+            ),
+            TimedFault::new(
+                822,
+                Fault::Repair {
+                    a: link().1,
+                    b: link().0,
+                },
+            ),
+            TimedFault::new(
+                1265,
+                Fault::Bounce {
+                    host: "agent".into(),
+                },
+            ),
+            TimedFault::new(
+                1500,
+                Fault::Hold {
+                    a: link().0,
+                    b: link().1,
+                },
+            ),
+        ]);
+        let windows = windows(&plan, 2000.0);
+        let spans: Vec<(&str, f64, f64, bool)> = windows
+            .iter()
+            .map(|w| (w.kind, w.from_ms, w.to_ms, w.ended))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("crash", 355.0, 1265.0, true),
+                ("partition", 572.0, 822.0, true),
+                ("bounce", 1265.0, 1265.0, true),
+                ("hold", 1500.0, 2000.0, false),
+            ]
+        );
+    }
+}
