@@ -3,9 +3,11 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::Cli::parse().run()
+    match cli::Cli::parse_args() {
+        Ok(cli) => cli.run(),
+        Err(status) => status,
+    }
 }

@@ -81,6 +81,13 @@ fn read(
         );
         return Err((id, None, error));
     }
+    if json.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        let error = RpcError::new(
+            ErrorCode::InvalidRequest,
+            "not a JSON-RPC 2.0 request: `jsonrpc` must be \"2.0\"",
+        );
+        return Err((id, None, error));
+    }
     let header = headers
         .get(version::HEADER)
         .and_then(|value| value.to_str().ok());

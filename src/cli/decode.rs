@@ -22,9 +22,9 @@ pub struct DecodeArgs {
 
 /// Why decoding stopped, and the exit status that says so.
 enum Failure {
-    /// The input could not be read (status 1).
+    /// Standard input could not be read (status 1).
     Unreadable(String),
-    /// The input is not a document of the dialect (status 2).
+    /// The input file is unreadable or not a document of the dialect (status 2).
     Undecodable(String),
 }
 
@@ -56,13 +56,15 @@ pub fn run(args: DecodeArgs) -> ExitCode {
 
 fn read_input(input: &str) -> Result<String, Failure> {
     let mut text = String::new();
-    let read = if input == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(input).map(|content| text = content)
-    };
-    read.map_err(|error| Failure::Unreadable(format!("cannot read {input}: {error}")))?;
-    Ok(text)
+    if input == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|error| Failure::Unreadable(format!("cannot read stdin: {error}")))?;
+        return Ok(text);
+    }
+    // A file that cannot be read is a bad argument, like any other.
+    std::fs::read_to_string(input)
+        .map_err(|error| Failure::Undecodable(format!("cannot read {input}: {error}")))
 }
 
 fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {

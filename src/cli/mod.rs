@@ -11,6 +11,7 @@ mod serve;
 mod shrink;
 mod sweep;
 mod table;
+mod usage;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,11 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Parses the command line; a bad argument is reported in one line, status 2.
+    pub fn parse_args() -> Result<Self, ExitCode> {
+        <Cli as Parser>::try_parse().map_err(usage::report)
+    }
+
     /// Runs the subcommand, or the default sweep when there is none; its exit status.
     pub fn run(self) -> ExitCode {
         match self.command {

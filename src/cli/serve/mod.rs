@@ -1,15 +1,23 @@
 //! `meshsim serve --runtime NAME|FILE [--dialect D] [--addr 127.0.0.1:PORT] [--seed S]`:
-//! runs one runtime personality on real TCP (loopback unless told otherwise, wall clock)
-//! until interrupted, printing the URL it listens on, so consumer code in any language can
-//! be pointed at it.
+//! runs one runtime personality on real TCP (loopback unless `--allow-non-loopback`, wall
+//! clock) until SIGINT or SIGTERM, printing the URL it listens on, so consumer code in any
+//! language can be pointed at it. A [`guard`] bounds what clients can make it hold (body
+//! size and time, open streams, stored tasks) and checks bearer tokens; see
+//! docs/hardening.md.
+
+mod guard;
+mod shutdown;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use clap::Args;
+use guard::{Guard, Limits, Tenants};
 use http::Uri;
 use meshsim_consumer::TcpConnector;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{Runtime, Sidecar, resolve};
+use meshsim_runtimes::{GroundTruth, Runtime, Sidecar, resolve};
+use meshsim_sim::transport::{ServeOptions, serve_with};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -23,12 +31,42 @@ pub struct ServeArgs {
     /// The wire dialect to speak: v0.1, v0.3 or v1.0.
     #[arg(long, default_value = "v1.0")]
     dialect: Dialect,
-    /// Where to listen; port 0 picks a free port.
+    /// Where to listen; port 0 picks a free port. Loopback only, unless
+    /// --allow-non-loopback.
     #[arg(long, default_value = "127.0.0.1:0")]
     addr: SocketAddr,
+    /// Allow an --addr that is not a loopback address (the server is then reachable from
+    /// other machines; consider --token).
+    #[arg(long)]
+    allow_non_loopback: bool,
+    /// Require `Authorization: Bearer TOKEN` on every JSON-RPC request (the Card stays
+    /// public and declares the scheme). Repeat for several tokens: each token has its own
+    /// task store, so no token can read, follow or cancel another's tasks.
+    #[arg(long = "token", value_name = "TOKEN", value_parser = parse_token)]
+    tokens: Vec<String>,
     /// Seed of the runtime's work durations and ids.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Refuse a request body larger than this with 413, before reading it whole.
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    max_body_bytes: u64,
+    /// A request body must arrive whole within this time (else 408).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout_ms: u64,
+    /// A request head must arrive within this time of connecting or of the previous
+    /// answer (the keep-alive idle timeout), else the connection is closed.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_ms: u64,
+    /// Streams open at once; one more is refused with 503.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_streams: u64,
+    /// Tasks kept per task store: when full, the oldest finished task is evicted; when
+    /// none is finished, a new task is refused (-32603).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    max_tasks: u64,
+    /// On SIGINT/SIGTERM, wait this long for answers in flight before exiting.
+    #[arg(long, default_value_t = 5_000)]
+    shutdown_grace_ms: u64,
     /// Put a sidecar proxy in front that cuts any response still running this many ms
     /// after its request (Envoy's route timeout; its default is 15000).
     #[arg(long)]
@@ -39,11 +77,26 @@ pub struct ServeArgs {
     sidecar_idle_timeout_ms: Option<u64>,
 }
 
+/// A token must fit in a header: visible ASCII, no spaces.
+fn parse_token(token: &str) -> Result<String, String> {
+    if token.is_empty() || !token.bytes().all(|byte| byte.is_ascii_graphic()) {
+        return Err("a token must be non-empty visible ASCII without spaces".to_string());
+    }
+    Ok(token.to_string())
+}
+
 pub fn run(args: ServeArgs) -> ExitCode {
+    if !args.addr.ip().is_loopback() && !args.allow_non_loopback {
+        eprintln!(
+            "meshsim serve: {} is not a loopback address; pass --allow-non-loopback to listen there",
+            args.addr
+        );
+        return ExitCode::from(2);
+    }
     let personality = match resolve(&args.runtime) {
         Ok(personality) => personality,
         Err(error) => {
-            eprintln!("meshsim serve: {error}");
+            eprintln!("meshsim serve: {}", one_line(&error.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -73,18 +126,40 @@ pub fn run(args: ServeArgs) -> ExitCode {
             }
         };
         let name = personality.name.clone();
-        let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed);
-        let router = match sidecar(&args) {
-            None => runtime.router(),
-            Some(sidecar) => match behind(sidecar, runtime).await {
-                Ok(router) => router,
+        // Nobody reads a served runtime's ground truth: it would only grow.
+        let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed)
+            .with_truth(GroundTruth::unrecorded())
+            .with_max_tasks(args.max_tasks as usize);
+        let body_limit = DefaultBodyLimit::max(args.max_body_bytes as usize);
+        let mut stores = Vec::new();
+        // The Card's own instance holds no task; each token (or the one open store) gets one.
+        for _ in 0..args.tokens.len().max(1) + 1 {
+            match instance(&args, &runtime).await {
+                Ok(router) => stores.push(router.layer(body_limit)),
                 Err(error) => {
                     eprintln!(
                         "meshsim serve: cannot start the runtime behind the sidecar: {error}"
                     );
                     return ExitCode::from(1);
                 }
-            },
+            }
+        }
+        let card = stores.remove(0);
+        let tenants = match args.tokens.is_empty() {
+            true => Tenants::Open(stores.remove(0)),
+            false => Tenants::Tokens(args.tokens.iter().cloned().zip(stores).collect()),
+        };
+        let limits = Limits {
+            max_body_bytes: args.max_body_bytes as usize,
+            body_timeout: Duration::from_millis(args.body_timeout_ms),
+            max_streams: args.max_streams as usize,
+        };
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let guard = Guard::new(card, tenants, args.dialect, limits, stopping);
+        let in_flight = guard.in_flight();
+        let options = ServeOptions {
+            header_read_timeout: Duration::from_millis(args.header_timeout_ms),
+            ..ServeOptions::default()
         };
         // Whoever started us may stop reading stdout; serving goes on regardless.
         let mut stdout = std::io::stdout();
@@ -94,12 +169,34 @@ pub fn run(args: ServeArgs) -> ExitCode {
             "meshsim serve: {name} speaking A2A {dialect} on http://{addr}/"
         );
         let _ = writeln!(stdout, "card: http://{addr}{}", dialect.card_path());
-        tokio::select! {
+        let signal = tokio::select! {
             biased;
-            _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
-            _ = meshsim_sim::serve(listener, router) => ExitCode::SUCCESS,
-        }
+            signal = shutdown::signal() => signal,
+            _ = serve_with(listener, guard.router(), options) => "end of listener",
+        };
+        // The listener is closed; streams end now, answers in flight get the grace period.
+        let _ = stop.send(true);
+        let open = in_flight.load(std::sync::atomic::Ordering::SeqCst);
+        let left = shutdown::drain(&in_flight, Duration::from_millis(args.shutdown_grace_ms)).await;
+        let _ = writeln!(
+            stdout,
+            "meshsim serve: {signal}: stopped ({open} requests or streams open, {left} cut)"
+        );
+        ExitCode::SUCCESS
     })
+}
+
+/// The first line of a possibly multi-line message, the rest joined onto it.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A fresh instance (empty task store) of `runtime`, behind its sidecar if asked for one.
+async fn instance(args: &ServeArgs, runtime: &Runtime) -> std::io::Result<Router> {
+    match sidecar(args) {
+        None => Ok(runtime.router()),
+        Some(sidecar) => behind(sidecar, runtime).await,
+    }
 }
 
 /// The sidecar the arguments ask for, if any.
@@ -113,8 +210,9 @@ fn sidecar(args: &ServeArgs) -> Option<Sidecar> {
     })
 }
 
-/// Serves `runtime` on a private loopback port and returns the sidecar router in front of it.
-async fn behind(sidecar: Sidecar, runtime: Runtime) -> std::io::Result<Router> {
+/// Serves an instance of `runtime` on a private loopback port and returns the sidecar
+/// router in front of it.
+async fn behind(sidecar: Sidecar, runtime: &Runtime) -> std::io::Result<Router> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let backend: Uri = format!("http://{}/", listener.local_addr()?)
         .parse()

@@ -1,0 +1,46 @@
+//! Graceful shutdown of `meshsim serve`: SIGINT or SIGTERM stops accepting connections,
+//! ends open streams cleanly (their final chunk is sent, so clients see the stream close,
+//! not a reset) and waits, up to a grace period, for the answers still in flight.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Resolves with the signal's name when SIGINT (Ctrl-C) or SIGTERM arrives. A signal that
+/// cannot be watched is never reported.
+pub async fn signal() -> &'static str {
+    let interrupt = async {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => "SIGINT",
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let terminate = async {
+            match signal(SignalKind::terminate()) {
+                Ok(mut terminate) => {
+                    terminate.recv().await;
+                    "SIGTERM"
+                }
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            name = interrupt => name,
+            name = terminate => name,
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await
+}
+
+/// Waits until nothing is in flight or `grace` has passed; how many were still in flight.
+pub async fn drain(in_flight: &AtomicUsize, grace: Duration) -> usize {
+    let deadline = tokio::time::Instant::now() + grace;
+    while in_flight.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    in_flight.load(Ordering::SeqCst)
+}
