@@ -79,7 +79,7 @@ impl ConsumerChoice {
 
 /// Client limits suited to a simulation whose liveness bound is tens of seconds: turmoil
 /// has no retransmission, so a lost segment shows up only as silence.
-fn sim_client() -> ClientConfig {
+pub(crate) fn sim_client() -> ClientConfig {
     ClientConfig {
         request_timeout: Duration::from_secs(3),
         idle_timeout: Duration::from_secs(5),

@@ -1,6 +1,7 @@
 //! The command line: one [`Command`] variant per subcommand, each implemented in
 //! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
 
+mod bench;
 mod decode;
 mod list;
 mod probe;
@@ -62,6 +63,9 @@ pub enum Command {
     /// Shrink a failing run to the smallest fault plan and workload that still violates the
     /// same invariant, printed as a replay command.
     Shrink(shrink::ShrinkArgs),
+    /// Measure what a sweep costs: simulated seeds per second, the speedup over the same
+    /// scenario on real TCP, the cost over the protocol floor, and --jobs scaling.
+    Bench(bench::BenchArgs),
 }
 
 impl Command {
@@ -75,6 +79,7 @@ impl Command {
             Command::Sweep(args) => sweep::run(args),
             Command::Replay(args) => replay::run(args),
             Command::Shrink(args) => shrink::run(args),
+            Command::Bench(args) => bench::run(args),
         }
     }
 }

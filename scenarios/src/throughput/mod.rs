@@ -1,0 +1,296 @@
+//! Throughput: what a sweep costs, measured three ways on the seed's incident with the
+//! reconciling consumer, per seed personality. `meshsim bench` and the criterion benches
+//! (`cargo bench`) both measure through this module, so they measure the same thing.
+//!
+//! - [`simulated`]: seeds per second of simulated runs under swarm faults, one thread;
+//! - [`real`]: the same scenario over real loopback TCP with real timers, against the
+//!   simulated run of the same seeds (without faults, which real TCP cannot inject):
+//!   `speedup_vs_real` is real wall time per run over simulated wall time per run;
+//! - [`floor`]: the run's own wire exchange, taped, replayed through codec, SSE and ledger
+//!   with no network: `cost_over_floor` is simulated wall time per run over floor time.
+
+pub mod floor;
+pub mod http_message;
+pub mod real;
+pub mod simulated;
+pub mod tape;
+
+use crate::consumer_choice::ConsumerChoice;
+use crate::matrix::Matrix;
+use crate::run::{Faults, RunSpec, RuntimeChoice};
+use crate::scenario::Scenario;
+use floor::Script;
+use meshsim_protocol::Dialect;
+use meshsim_sim::Seed;
+use real::RealRun;
+use serde::Serialize;
+use simulated::SimulatedSample;
+use std::ops::Range;
+use std::time::Instant;
+
+/// The seed's three personalities.
+pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
+
+/// The dialect every throughput run speaks.
+pub const DIALECT: Dialect = Dialect::V1_0;
+
+/// The run of the seed's incident against `personality` with the reconciling consumer.
+pub fn incident(personality: &str, seed: u64, faults: Faults) -> Result<RunSpec, String> {
+    Ok(RunSpec {
+        seed: Seed::new(seed),
+        scenario: Scenario::SeedIncident,
+        runtime: RuntimeChoice::resolve(personality)?,
+        consumer: ConsumerChoice::Reconciling,
+        dialect: DIALECT,
+        faults,
+        job_limit: None,
+    })
+}
+
+/// How much to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Seeds per personality for (a) and (c).
+    pub seeds: u64,
+    /// Real runs per personality for (b) (each takes about a second of real time).
+    pub real_runs: u64,
+    /// How often the fault-free simulated counterpart of each real run is repeated.
+    pub sim_rounds: u32,
+    /// How often the floor replays each taped run.
+    pub floor_rounds: u32,
+    /// Seeds per personality for the `--jobs` scaling sweeps (0: skip them).
+    pub scaling_seeds: u64,
+}
+
+impl Budget {
+    /// Finishes in well under a minute on two cores.
+    pub const QUICK: Budget = Budget {
+        seeds: 100,
+        real_runs: 1,
+        sim_rounds: 10,
+        floor_rounds: 20,
+        scaling_seeds: 100,
+    };
+    /// Larger samples.
+    pub const FULL: Budget = Budget {
+        seeds: 500,
+        real_runs: 3,
+        sim_rounds: 20,
+        floor_rounds: 50,
+        scaling_seeds: 400,
+    };
+}
+
+/// The protocol floor of one personality's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct FloorSample {
+    pub personality: String,
+    pub runs: u64,
+    /// Exchanges (Card fetches and calls) per run, on average.
+    pub exchanges_per_run: f64,
+    pub floor_us_per_run: f64,
+    pub simulated_us_per_run: f64,
+    pub cost_over_floor: f64,
+}
+
+/// One real run beside its simulated counterpart.
+#[derive(Debug, Clone, Serialize)]
+pub struct RealVsSimulated {
+    #[serde(flatten)]
+    pub real: RealRun,
+    /// Wall time of the same seed simulated without faults.
+    pub simulated_wall_ms: f64,
+    /// Simulated time of that run: what the real run should take.
+    pub simulated_time_ms: f64,
+    pub speedup: f64,
+}
+
+/// Sweep throughput on one and on two threads.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scaling {
+    pub runs: usize,
+    pub jobs_1_seeds_per_sec: f64,
+    pub jobs_2_seeds_per_sec: f64,
+    /// `jobs_2 / jobs_1`: 2.0 would be perfect on two free cores.
+    pub ratio: f64,
+}
+
+/// Everything `meshsim bench` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Simulated runs per second under swarm faults, one thread, all personalities.
+    pub seeds_per_sec: f64,
+    /// Real wall time per run over simulated wall time per run (geometric mean).
+    pub speedup_vs_real: f64,
+    /// Simulated wall time per run over the protocol floor's (geometric mean).
+    pub cost_over_floor: f64,
+    pub cores: usize,
+    pub simulated: Vec<SimulatedSample>,
+    pub real: Vec<RealVsSimulated>,
+    pub floor: Vec<FloorSample>,
+    pub scaling: Option<Scaling>,
+}
+
+/// Measures (a), (b) and (c) for every seed personality, and the `--jobs` scaling.
+/// `progress` hears what is being measured.
+pub fn measure(budget: Budget, mut progress: impl FnMut(&str)) -> Result<Figures, String> {
+    let seeds = 0..budget.seeds.max(1);
+    let mut simulated = Vec::new();
+    let mut floor = Vec::new();
+    for personality in PERSONALITIES {
+        progress(&format!(
+            "(a) {personality}: {} simulated seeds",
+            budget.seeds
+        ));
+        let sample = simulated::simulate(personality, seeds.clone(), Faults::Swarm, 1)?;
+        progress(&format!("(c) {personality}: the protocol floor"));
+        floor.push(floor_of(
+            personality,
+            seeds.clone(),
+            budget.floor_rounds,
+            &sample,
+        )?);
+        simulated.push(sample);
+    }
+    progress(&format!(
+        "(b) {} real runs over loopback TCP",
+        budget.real_runs * PERSONALITIES.len() as u64
+    ));
+    let real = real_vs_simulated(0..budget.real_runs.max(1), budget.sim_rounds)?;
+    let scaling = if budget.scaling_seeds > 0 {
+        progress("--jobs 1 and --jobs 2 sweeps");
+        Some(scaling(0..budget.scaling_seeds))
+    } else {
+        None
+    };
+    let runs: u64 = simulated.iter().map(|sample| sample.runs).sum();
+    let wall_ms: f64 = simulated.iter().map(|sample| sample.wall_ms).sum();
+    Ok(Figures {
+        seeds_per_sec: runs as f64 * 1000.0 / wall_ms.max(f64::MIN_POSITIVE),
+        speedup_vs_real: geometric_mean(real.iter().map(|run| run.speedup)),
+        cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.cost_over_floor)),
+        cores: crate::matrix::default_threads(),
+        simulated,
+        real,
+        floor,
+        scaling,
+    })
+}
+
+/// Tapes each seed's run, then times replaying the tapes `rounds` times.
+pub fn floor_of(
+    personality: &str,
+    seeds: Range<u64>,
+    rounds: u32,
+    simulated: &SimulatedSample,
+) -> Result<FloorSample, String> {
+    let scripts = seeds
+        .map(|seed| simulated::tape_incident(personality, seed, Faults::Swarm).map(|(s, _)| s))
+        .collect::<Result<Vec<Script>, _>>()?;
+    let start = Instant::now();
+    for _ in 0..rounds.max(1) {
+        for script in &scripts {
+            std::hint::black_box(script.replay()?);
+        }
+    }
+    let replays = scripts.len() as f64 * f64::from(rounds.max(1));
+    let floor_us = start.elapsed().as_secs_f64() * 1e6 / replays.max(1.0);
+    let simulated_us = simulated.wall_per_run().as_secs_f64() * 1e6;
+    let exchanges: usize = scripts.iter().map(Script::len).sum();
+    Ok(FloorSample {
+        personality: personality.to_string(),
+        runs: scripts.len() as u64,
+        exchanges_per_run: exchanges as f64 / scripts.len().max(1) as f64,
+        floor_us_per_run: floor_us,
+        simulated_us_per_run: simulated_us,
+        cost_over_floor: simulated_us / floor_us.max(f64::MIN_POSITIVE),
+    })
+}
+
+/// Real runs of `seeds` for every personality, each beside the same seed simulated
+/// without faults (`rounds` times, for a stable time).
+pub fn real_vs_simulated(seeds: Range<u64>, rounds: u32) -> Result<Vec<RealVsSimulated>, String> {
+    let runs: Vec<(String, u64)> = PERSONALITIES
+        .iter()
+        .flat_map(|personality| seeds.clone().map(|seed| (personality.to_string(), seed)))
+        .collect();
+    let real = real::real_runs(&runs)?;
+    real.into_iter()
+        .map(|real| {
+            let seed = real.seed..real.seed + 1;
+            let sample = simulated::simulate(&real.personality, seed, Faults::None, rounds)?;
+            let simulated_wall_ms = sample.wall_ms / sample.runs.max(1) as f64;
+            Ok(RealVsSimulated {
+                simulated_time_ms: sample.simulated_ms as f64 / sample.runs.max(1) as f64,
+                speedup: real.wall_ms / simulated_wall_ms.max(f64::MIN_POSITIVE),
+                simulated_wall_ms,
+                real,
+            })
+        })
+        .collect()
+}
+
+/// Sweeps the incident for every personality under swarm faults on one, then two threads.
+pub fn scaling(seeds: Range<u64>) -> Scaling {
+    let runtimes: Vec<RuntimeChoice> = PERSONALITIES
+        .iter()
+        .filter_map(|name| RuntimeChoice::resolve(name).ok())
+        .collect();
+    let matrix = Matrix::of(
+        &[ConsumerChoice::Reconciling],
+        &runtimes,
+        &[Scenario::SeedIncident],
+        &[DIALECT],
+        false,
+    )
+    .seeds(seeds);
+    let rate = |threads: usize| {
+        let start = Instant::now();
+        let tally = matrix.clone().threads(threads).run_with(|_, _, _| {});
+        tally.runs as f64 / start.elapsed().as_secs_f64().max(f64::MIN_POSITIVE)
+    };
+    let one = rate(1);
+    let two = rate(2);
+    Scaling {
+        runs: matrix.len(),
+        jobs_1_seeds_per_sec: one,
+        jobs_2_seeds_per_sec: two,
+        ratio: two / one.max(f64::MIN_POSITIVE),
+    }
+}
+
+fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, count) = values.fold((0.0, 0u32), |(sum, count), value| {
+        (sum + value.max(f64::MIN_POSITIVE).ln(), count + 1)
+    });
+    if count == 0 {
+        0.0
+    } else {
+        (sum / f64::from(count)).exp()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taping_a_run_changes_nothing_and_its_floor_replays_the_whole_incident() {
+        let (script, taped_hash) =
+            simulated::tape_incident("jvm-reaping", 3, Faults::None).expect("taped run");
+        let plain = simulated::run_incident("jvm-reaping", 3, Faults::None).expect("run");
+        assert_eq!(taped_hash, plain.trace_hash);
+        let count = script.replay().expect("the tape replays");
+        // The Card, the streaming send, the probe after input-required, the follow-up...
+        assert!(count.cards >= 1, "{count:?}");
+        assert!(count.requests >= 3, "{count:?}");
+        // submitted, working, input-required and completed at the least.
+        assert!(count.applied >= 4, "{count:?}");
+    }
+
+    #[test]
+    fn the_geometric_mean_of_ratios() {
+        assert!((geometric_mean([2.0, 8.0].into_iter()) - 4.0).abs() < 1e-9);
+        assert_eq!(geometric_mean(std::iter::empty()), 0.0);
+    }
+}

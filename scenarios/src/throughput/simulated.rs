@@ -1,0 +1,107 @@
+//! (a) Simulated runs of the seed's incident, one after another on the calling thread, and
+//! the same runs taped for the protocol floor.
+
+use super::floor::Script;
+use super::tape::{Tapes, TapingConnector};
+use super::{DIALECT, incident};
+use crate::consumer_choice::{ConsumerChoice, sim_client};
+use crate::run::{Faults, RunOptions, RunResult, Verdict, run};
+use meshsim_consumer::{ReconcilingConfig, ReconcilingConsumer};
+use serde::Serialize;
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+/// A batch of simulated runs of one personality.
+#[derive(Debug, Clone, Serialize)]
+pub struct SimulatedSample {
+    pub personality: String,
+    pub faults: &'static str,
+    pub runs: u64,
+    /// Runs whose every invariant held.
+    pub holds: u64,
+    pub wall_ms: f64,
+    /// Simulated time summed over the runs.
+    pub simulated_ms: u64,
+}
+
+impl SimulatedSample {
+    pub fn seeds_per_sec(&self) -> f64 {
+        per_sec(self.runs, self.wall_ms)
+    }
+
+    /// Wall time per run.
+    pub fn wall_per_run(&self) -> Duration {
+        Duration::from_secs_f64(self.wall_ms / 1000.0 / self.runs.max(1) as f64)
+    }
+}
+
+fn per_sec(runs: u64, wall_ms: f64) -> f64 {
+    if wall_ms > 0.0 {
+        runs as f64 * 1000.0 / wall_ms
+    } else {
+        0.0
+    }
+}
+
+/// One simulated run of the incident (untimed): its result.
+pub fn run_incident(personality: &str, seed: u64, faults: Faults) -> Result<RunResult, String> {
+    let spec = incident(personality, seed, faults)?;
+    run(&spec, &RunOptions::default()).map_err(|error| error.to_string())
+}
+
+/// Runs the incident for every seed of `seeds`, `rounds` times over, and times it all.
+pub fn simulate(
+    personality: &str,
+    seeds: Range<u64>,
+    faults: Faults,
+    rounds: u32,
+) -> Result<SimulatedSample, String> {
+    let specs = seeds
+        .map(|seed| incident(personality, seed, faults.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut sample = SimulatedSample {
+        personality: personality.to_string(),
+        faults: faults.name(),
+        runs: 0,
+        holds: 0,
+        wall_ms: 0.0,
+        simulated_ms: 0,
+    };
+    let start = Instant::now();
+    for _ in 0..rounds.max(1) {
+        for spec in &specs {
+            let result = run(spec, &RunOptions::default()).map_err(|error| error.to_string())?;
+            sample.runs += 1;
+            sample.holds += u64::from(result.verdict == Verdict::Holds);
+            sample.simulated_ms += result.elapsed_ms;
+        }
+    }
+    sample.wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    Ok(sample)
+}
+
+/// Runs the incident for `seed` with the reconciling consumer's connections taped, and
+/// decodes what they carried. Also returns the run's trace hash (taping changes nothing,
+/// so it equals the untaped run's).
+pub fn tape_incident(
+    personality: &str,
+    seed: u64,
+    faults: Faults,
+) -> Result<(Script, String), String> {
+    let tapes = Tapes::default();
+    let mut spec = incident(personality, seed, faults)?;
+    let shared = tapes.clone();
+    spec.consumer = ConsumerChoice::custom("reconciling", move |connector, seed| {
+        let config = ReconcilingConfig {
+            client: sim_client(),
+            ..ReconcilingConfig::default()
+        };
+        let connector = TapingConnector::new(connector, shared.clone());
+        Box::new(ReconcilingConsumer::new(connector, config, seed))
+    });
+    let result = run(&spec, &RunOptions::default()).map_err(|error| error.to_string())?;
+    Ok((
+        Script::from_tapes(DIALECT, &tapes.snapshot()),
+        result.trace_hash,
+    ))
+}

@@ -1,0 +1,244 @@
+//! `meshsim bench [--quick] [--json] [--memory-seeds N]`: what a sweep costs, measured on the
+//! seed's incident with the reconciling consumer (see `meshsim_scenarios::throughput`):
+//! (a) simulated seeds per second under swarm faults on one thread, (b) the same scenario
+//! over real loopback TCP against the simulated run, (c) the protocol floor, and the
+//! `--jobs 2` over `--jobs 1` sweep throughput. With `--memory-seeds N`, also the peak RSS
+//! of a child `meshsim sweep` of 1,000 seeds and of N seeds.
+
+use clap::Args;
+use meshsim_scenarios::throughput::{self, Budget, DIALECT, Figures};
+use serde_json::json;
+use std::io::Write;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Small samples: finishes in under a minute on two cores.
+    #[arg(long)]
+    quick: bool,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Also sweep 1,000 and this many seeds in child processes and compare their peak RSS.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    memory_seeds: Option<u64>,
+}
+
+/// The targets the figures are held to (release build, one core).
+const TARGET_SEEDS_PER_SEC: f64 = 1000.0;
+const TARGET_SPEEDUP: f64 = 1000.0;
+const TARGET_COST_OVER_FLOOR: f64 = 5.0;
+
+pub fn run(args: BenchArgs) -> ExitCode {
+    let budget = if args.quick {
+        Budget::QUICK
+    } else {
+        Budget::FULL
+    };
+    let figures = match throughput::measure(budget, |step| eprintln!("meshsim bench: {step}")) {
+        Ok(figures) => figures,
+        Err(error) => {
+            eprintln!("meshsim bench: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let memory = match args.memory_seeds.map(memory) {
+        None => None,
+        Some(Ok(memory)) => Some(memory),
+        Some(Err(error)) => {
+            eprintln!("meshsim bench: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let mut value = serde_json::to_value(&figures).unwrap_or_default();
+        value["targets"] = json!({
+            "seeds_per_sec": TARGET_SEEDS_PER_SEC,
+            "speedup_vs_real": TARGET_SPEEDUP,
+            "cost_over_floor": TARGET_COST_OVER_FLOOR,
+        });
+        if let Some(memory) = &memory {
+            value["memory"] = json!({
+                "seeds_small": memory.small.0,
+                "peak_rss_kb_small": memory.small.1,
+                "seeds_large": memory.large.0,
+                "peak_rss_kb_large": memory.large.1,
+                "ratio": memory.ratio(),
+            });
+        }
+        let _ = writeln!(out, "{value}");
+    } else {
+        let _ = write!(out, "{}", table(&figures, args.quick));
+        if let Some(memory) = &memory {
+            let _ = writeln!(
+                out,
+                "memory: peak RSS {} KB sweeping {} seeds, {} KB sweeping {} seeds (x{:.2})",
+                memory.small.1,
+                memory.small.0,
+                memory.large.1,
+                memory.large.0,
+                memory.ratio()
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn table(figures: &Figures, quick: bool) -> String {
+    let mut out = format!(
+        "meshsim bench{}: the seed's incident, reconciling consumer, {DIALECT}, {} cores\n\n",
+        if quick { " --quick" } else { "" },
+        figures.cores
+    );
+    out.push_str("(a) simulated, swarm faults, one thread\n");
+    out.push_str("    personality        runs  holds   seeds/s  simulated ms/run  wall ms/run\n");
+    for sample in &figures.simulated {
+        out.push_str(&format!(
+            "    {:<16} {:>6} {:>6} {:>9.1} {:>17.0} {:>12.2}\n",
+            sample.personality,
+            sample.runs,
+            sample.holds,
+            sample.seeds_per_sec(),
+            sample.simulated_ms as f64 / sample.runs.max(1) as f64,
+            sample.wall_ms / sample.runs.max(1) as f64,
+        ));
+    }
+    out.push_str("\n(b) real loopback TCP vs the same seed simulated (no faults)\n");
+    out.push_str(
+        "    personality      seed  completed  real ms  simulated ms  sim wall ms  speedup\n",
+    );
+    for run in &figures.real {
+        out.push_str(&format!(
+            "    {:<16} {:>4} {:>10} {:>8.0} {:>13.0} {:>12.2} {:>8.0}\n",
+            run.real.personality,
+            run.real.seed,
+            run.real.completed,
+            run.real.wall_ms,
+            run.simulated_time_ms,
+            run.simulated_wall_ms,
+            run.speedup,
+        ));
+    }
+    out.push_str("\n(c) protocol floor: the run's taped exchange through codec, SSE and ledger\n");
+    out.push_str(
+        "    personality        runs  exchanges/run  floor us/run  simulated us/run  cost/floor\n",
+    );
+    for sample in &figures.floor {
+        out.push_str(&format!(
+            "    {:<16} {:>6} {:>14.1} {:>13.1} {:>17.0} {:>11.0}\n",
+            sample.personality,
+            sample.runs,
+            sample.exchanges_per_run,
+            sample.floor_us_per_run,
+            sample.simulated_us_per_run,
+            sample.cost_over_floor,
+        ));
+    }
+    if let Some(scaling) = &figures.scaling {
+        out.push_str(&format!(
+            "\nsweep of {} runs: --jobs 1 {:.1} seeds/s, --jobs 2 {:.1} seeds/s: x{:.2}\n",
+            scaling.runs, scaling.jobs_1_seeds_per_sec, scaling.jobs_2_seeds_per_sec, scaling.ratio
+        ));
+    }
+    out.push_str(&format!(
+        "\nseeds_per_sec   {:>10.1}  (target >= {TARGET_SEEDS_PER_SEC})\n\
+         speedup_vs_real {:>10.0}  (target >= {TARGET_SPEEDUP})\n\
+         cost_over_floor {:>10.0}  (target <= {TARGET_COST_OVER_FLOOR})\n",
+        figures.seeds_per_sec, figures.speedup_vs_real, figures.cost_over_floor
+    ));
+    out
+}
+
+/// Peak RSS of two child sweeps: (seeds, KB).
+struct Memory {
+    small: (u64, u64),
+    large: (u64, u64),
+}
+
+impl Memory {
+    fn ratio(&self) -> f64 {
+        self.large.1 as f64 / self.small.1.max(1) as f64
+    }
+}
+
+const MEMORY_BASELINE_SEEDS: u64 = 1000;
+
+fn memory(seeds: u64) -> Result<Memory, String> {
+    Ok(Memory {
+        small: (
+            MEMORY_BASELINE_SEEDS,
+            peak_rss_of_sweep(MEMORY_BASELINE_SEEDS)?,
+        ),
+        large: (seeds, peak_rss_of_sweep(seeds)?),
+    })
+}
+
+/// Runs `meshsim sweep` of the incident (go-replaying, swarm faults) over `seeds` seeds in
+/// a child process, its JSON lines discarded, and samples the child's `VmHWM` (peak resident
+/// set) from /proc until it exits.
+fn peak_rss_of_sweep(seeds: u64) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|error| format!("cannot find meshsim: {error}"))?;
+    eprintln!("meshsim bench: peak RSS of a {seeds}-seed sweep");
+    let mut child = Command::new(exe)
+        .args([
+            "sweep",
+            "--scenario",
+            "seed-incident",
+            "--consumer",
+            "reconciling",
+        ])
+        .args([
+            "--runtime",
+            "go-replaying",
+            "--faults",
+            "swarm",
+            "--dialect",
+        ])
+        .arg(DIALECT.name())
+        .args(["--seeds", &seeds.to_string(), "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|error| format!("cannot start meshsim sweep: {error}"))?;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Some(kb) = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|status| vm_hwm_kb(&status))
+        {
+            peak = peak.max(kb);
+        }
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(error) => return Err(format!("waiting for meshsim sweep: {error}")),
+        }
+    }
+    if peak == 0 {
+        return Err("could not read the child's VmHWM from /proc".to_string());
+    }
+    Ok(peak)
+}
+
+/// The `VmHWM:` line of a /proc status file, in KB.
+fn vm_hwm_kb(status: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vm_hwm_kb;
+
+    #[test]
+    fn reads_the_peak_resident_set_from_a_status_file() {
+        let status = "Name:\tmeshsim\nVmPeak:\t  20000 kB\nVmHWM:\t    7496 kB\nVmRSS:\t 7000 kB\n";
+        assert_eq!(vm_hwm_kb(status), Some(7496));
+        assert_eq!(vm_hwm_kb("Name:\tmeshsim\n"), None);
+    }
+}
