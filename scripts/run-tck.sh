@@ -8,7 +8,9 @@
 # TCK_SOURCE names a clone source (a URL such as https://github.com/a2aproject/a2a-tck or a
 # local mirror), it is cloned there and branch 1.0-dev checked out; nothing else is fetched.
 # The TCK's Python requirements go into a venv (TCK_VENV, default TCK_DIR/.venv-meshsim),
-# installed from PyPI on first use. With no personality named, every built-in runs.
+# installed from PyPI on first use. With no personality named, every built-in runs; a
+# personality may also be the path of a personality file (scripts/tck/ holds the ones
+# docs/conformance.md measures besides the built-ins).
 # Reports land in OUT_DIR (default target/tck/<personality>/): the TCK's junit XML and log.
 # MESHSIM names a meshsim binary to serve with instead of building this checkout's.
 set -euo pipefail
@@ -66,8 +68,11 @@ stop_server() {
 }
 trap stop_server EXIT
 
+labels=()
 for name in "${personalities[@]}"; do
-    dir="$out/$name"
+    label="$(basename "$name" .json)"
+    labels+=("$label")
+    dir="$out/$label"
     rm -rf "$dir"
     mkdir -p "$dir"
     "$meshsim" serve --runtime "$name" --dialect v1.0 --addr 127.0.0.1:0 >"$dir/serve.log" 2>&1 &
@@ -83,7 +88,7 @@ for name in "${personalities[@]}"; do
         cat "$dir/serve.log" >&2
         exit 1
     fi
-    echo "== $name at $url" >&2
+    echo "== $label at $url" >&2
     rm -f "$tck/reports/junitreport.xml"
     (cd "$tck" && "$venv/bin/python" run_tck.py --sut-host "${url%/}" --level must --transport jsonrpc \
         >"$dir/tck.log" 2>&1) || true
@@ -91,7 +96,7 @@ for name in "${personalities[@]}"; do
     stop_server
 done
 
-"$venv/bin/python" - "$out" "${personalities[@]}" <<'PY'
+"$venv/bin/python" - "$out" "${labels[@]}" <<'PY'
 """Summarise each personality's junit report: counts, then every failure with its requirement."""
 import re
 import sys
@@ -100,7 +105,7 @@ from pathlib import Path
 
 out, names = Path(sys.argv[1]), sys.argv[2:]
 requirement = re.compile(r"\b((?:[A-Z]+_)?[A-Z]+(?:-[A-Z]+)*-\d+[a-z]?)\b")
-print(f"{'personality':<16} {'passed':>6} {'failed':>6} {'skipped':>7}")
+print(f"{'personality':<20} {'passed':>6} {'failed':>6} {'skipped':>7}")
 details = []
 for name in names:
     counts = {"passed": 0, "failed": 0, "skipped": 0}
@@ -117,7 +122,14 @@ for name in names:
             elif child.tag == "skipped":
                 outcome = "skipped"
         counts[outcome] += 1
-    print(f"{name:<16} {counts['passed']:>6} {counts['failed']:>6} {counts['skipped']:>7}")
+    print(f"{name:<20} {counts['passed']:>6} {counts['failed']:>6} {counts['skipped']:>7}")
+shown = {}
 for line in details:
-    print(line)
+    name = line.split(":", 1)[0]
+    shown[name] = shown.get(name, 0) + 1
+    if shown[name] <= 12:
+        print(line)
+for name, count in shown.items():
+    if count > 12:
+        print(f"{name}: ... and {count - 12} more failures (see {out / name / 'tck.log'})")
 PY

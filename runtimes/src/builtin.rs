@@ -74,6 +74,10 @@ pub fn builtin(name: &str) -> Option<Personality> {
             },
             exact_version: true,
             v0_3_compat: true,
+            // Measured with the A2A TCK against the real SDK (docs/conformance.md): it
+            // accepts any part media type, and refuses a non-JSON Content-Type with -32005.
+            check_input_modes: false,
+            check_content_type: true,
             ..sdk_runtime(name, "@a2a-js/sdk 1.3.0 as observed on loopback", "1.3.0")
         },
         "a2a-go-2" => Personality {

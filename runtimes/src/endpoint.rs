@@ -68,6 +68,9 @@ fn read(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<RpcRequest, Refusal> {
+    if host.personality.check_content_type {
+        media::check_content_type(headers).map_err(|error| (RequestId::Null, None, error))?;
+    }
     let codec = dialect.codec();
     let json: Value = serde_json::from_slice(body).map_err(|problem| {
         let error = RpcError::new(ErrorCode::ParseError, format!("invalid JSON: {problem}"));
@@ -206,6 +209,9 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
 
 /// Refuses a message with a part the Card's input modes do not cover.
 fn accepts(host: &Host, message: &Message) -> Result<(), RpcError> {
+    if !host.personality.check_input_modes {
+        return Ok(());
+    }
     let card = agent_card(&host.personality, host.dialect, "/");
     media::check(message, &card.default_input_modes)
 }

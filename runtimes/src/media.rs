@@ -2,8 +2,10 @@
 //! states a media type outside them is refused with `ContentTypeNotSupportedError`
 //! (-32005): "A Media Type provided in the request's message parts ... is not supported by
 //! the agent" (v1.0 §3.3.2). Text and data parts state none in the model, so only file
-//! parts are checked.
+//! parts are checked. Some runtimes also answer -32005 to a request body declared as
+//! anything but JSON ([`check_content_type`]).
 
+use axum::http::{HeaderMap, header};
 use meshsim_protocol::{ErrorCode, Message, PartContent, RpcError};
 
 /// Refuses `message` if one of its parts states a media type `accepted` does not cover.
@@ -25,6 +27,30 @@ pub(crate) fn check(message: &Message, accepted: &[String]) -> Result<(), RpcErr
             ),
         )),
     }
+}
+
+/// Refuses a request whose `Content-Type` names anything but JSON (`application/json` or a
+/// `+json` type such as `application/a2a+json`); a request without the header is read.
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), RpcError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let declared = value.to_str().unwrap_or("");
+    let essence = declared
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        ErrorCode::ContentTypeNotSupported,
+        format!("Content-Type `{declared}` is not supported; send application/json"),
+    ))
 }
 
 /// Whether the input mode `mode` (`type/subtype`, `type/*` or `*/*`) covers `media`;
@@ -79,6 +105,22 @@ mod tests {
         assert!(check(&with_file(Some("Text/Plain; charset=utf-8")), &accepted).is_ok());
         assert!(check(&with_file(None), &accepted).is_ok());
         assert!(check(&Message::text(Role::User, None, "hi"), &accepted).is_ok());
+    }
+
+    #[test]
+    fn only_json_request_bodies_pass_the_content_type_check() {
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
+            check_content_type(&headers)
+        };
+        assert!(with("application/json; charset=utf-8").is_ok());
+        assert!(with("application/a2a+json").is_ok());
+        assert_eq!(
+            with("text/plain").unwrap_err().code,
+            ErrorCode::ContentTypeNotSupported
+        );
+        assert!(check_content_type(&HeaderMap::new()).is_ok());
     }
 
     #[test]

@@ -58,6 +58,14 @@ pub struct Personality {
     /// A v1.0 runtime that also serves v0.3 (Card, methods, events) to requests without an
     /// `A2A-Version` header or with a `0.x` one (a2a-js 1.3; a2a-sdk with its compat layer).
     pub v0_3_compat: bool,
+    /// Whether a message part whose media type the Card's input modes do not cover is
+    /// refused with -32005, as the spec asks (a2a-sdk with `validate_input_modes`);
+    /// @a2a-js/sdk 1.3.0 accepts any.
+    pub check_input_modes: bool,
+    /// Whether a request whose `Content-Type` is not JSON is refused with -32005 before its
+    /// body is read (@a2a-js/sdk 1.3.0); otherwise the body is parsed whatever the header
+    /// says (a2a-sdk: a body that is not JSON is then -32700).
+    pub check_content_type: bool,
 }
 
 impl Default for Personality {
@@ -86,6 +94,8 @@ impl Default for Personality {
             stalled_first_tasks: 0,
             exact_version: false,
             v0_3_compat: false,
+            check_input_modes: true,
+            check_content_type: false,
         }
     }
 }
