@@ -14,7 +14,8 @@ use crate::profile::{
 use crate::report::{AnomalyKind, CancelResult, Outcome};
 use crate::session::{self, Session};
 use meshsim_protocol::{
-    Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams, TaskState,
+    Dialect, Message, Method, Request, Role, RpcResult, SendConfiguration, SendMessageParams,
+    TaskState,
 };
 use std::time::Duration;
 use tokio::time::Instant;
@@ -184,6 +185,10 @@ impl<C: Connector> Run<'_, C> {
             };
             let current = task.ledger.current();
             if let Some(outcome) = current.and_then(|state| outcome(task, state)) {
+                let id = task.task_id.clone();
+                if let Some(end) = self.confirm_ours(&id).await {
+                    return end;
+                }
                 return DispatchEnd::Done(outcome);
             }
             if let Some((at, state, limit)) = task.deadline(&self.session.job.deadlines)
@@ -271,6 +276,39 @@ impl<C: Connector> Run<'_, C> {
             }
             ReadEnd::Closed | ReadEnd::Settled => None,
         }
+    }
+
+    /// In v0.1 the client names tasks, so an answer to a task the peer lost in the meantime
+    /// (reaped, or gone with a restart) silently starts a new task under the same id, and
+    /// its outcome answers the answer, not the job. Before accepting an outcome there, the
+    /// task's history must begin with the job's request; `Some` to start over when it does
+    /// not. Elsewhere a lost id is -32001 or a new id, which the reads already catch.
+    async fn confirm_ours(&mut self, task_id: &str) -> Option<DispatchEnd> {
+        if self.session.client.dialect() != Dialect::V0_1 {
+            return None;
+        }
+        let task = self.session.client.get_task(task_id).await.ok()?;
+        let first = task
+            .history
+            .iter()
+            .find(|message| message.role == Role::User)?;
+        if first.text_content() == self.session.job.request {
+            return None;
+        }
+        self.session.recorder.anomaly(
+            task_id,
+            AnomalyKind::NewTaskOnFollowup,
+            "the task under this id began with another request: the peer lost ours and started afresh",
+        );
+        self.session
+            .abandon(
+                task_id,
+                "the peer replaced it with a task of its own under the same id",
+            )
+            .await;
+        Some(DispatchEnd::Redispatch(format!(
+            "task {task_id} was restarted by the peer under the same id"
+        )))
     }
 
     /// The peer no longer knows the task: nothing left to cancel; start over.
