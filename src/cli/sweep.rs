@@ -1,8 +1,11 @@
 //! `meshsim sweep` (and `meshsim` with no arguments): runs the matrix of runtime ×
 //! consumer × dialect × scenario over a range of seeds on several threads, with a progress
 //! bar, and prints the verdict table, or with `--json` one JSON line per run and a summary
-//! line. Exit status 0 exactly when every run met its declared expectation.
+//! line. Exit status 0 exactly when every run met its declared expectation. With
+//! `--timelines DIR`, every run that violated an invariant or missed its expectation is
+//! run again with its trace kept and drawn as an HTML timeline in DIR.
 
+use crate::cli::replay::write_timeline;
 use crate::cli::run_json::run_json;
 use crate::cli::selection::{FaultMode, SeedRange, Shard};
 use crate::cli::table;
@@ -10,9 +13,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
-use meshsim_scenarios::{ConsumerChoice, Matrix, RuntimeChoice, Scenario};
+use meshsim_scenarios::{
+    ConsumerChoice, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
+};
 use serde_json::json;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, Args, Default)]
@@ -40,7 +46,7 @@ pub struct SweepArgs {
     #[arg(long)]
     faults: Option<FaultMode>,
     /// Threads, one simulation each (default: the machine's cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     jobs: Option<usize>,
     /// Run only shard I of N (counting from 0): a contiguous slice of the seed range, so
     /// that the shards' `--json` outputs concatenate into the full sweep.
@@ -49,11 +55,24 @@ pub struct SweepArgs {
     /// One JSON line per run, then a summary line, instead of the table.
     #[arg(long)]
     json: bool,
+    /// Draw the timeline of every run that violated an invariant or missed its
+    /// expectation as an HTML page in this directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    timelines: Option<PathBuf>,
 }
 
 pub fn run(args: SweepArgs) -> ExitCode {
+    if let Some(dir) = &args.timelines
+        && let Err(error) = std::fs::create_dir_all(dir)
+    {
+        eprintln!(
+            "meshsim sweep: cannot create the timelines directory {}: {error}",
+            dir.display()
+        );
+        return ExitCode::from(2);
+    }
     match matrix(&args) {
-        Ok(matrix) => sweep(&matrix, args.json),
+        Ok(matrix) => sweep(&matrix, args.json, args.timelines.as_deref()),
         Err(problem) => {
             eprintln!("meshsim sweep: {problem}");
             ExitCode::from(2)
@@ -115,7 +134,7 @@ fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
         .threads(args.jobs.unwrap_or_else(default_threads)))
 }
 
-fn sweep(matrix: &Matrix, json: bool) -> ExitCode {
+fn sweep(matrix: &Matrix, json: bool, timelines: Option<&Path>) -> ExitCode {
     let progress = ProgressBar::new(matrix.len() as u64);
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}")
@@ -132,6 +151,12 @@ fn sweep(matrix: &Matrix, json: bool) -> ExitCode {
         }
         if json {
             let _ = writeln!(out, "{}", run_json(result, expect, matched));
+        }
+        if let Some(dir) = timelines
+            && (!matched || result.verdict == Verdict::Violated)
+            && let Err(problem) = draw_again(result, dir)
+        {
+            progress.suspend(|| eprintln!("meshsim sweep: {problem}"));
         }
     });
     progress.finish_and_clear();
@@ -158,7 +183,66 @@ fn sweep(matrix: &Matrix, json: bool) -> ExitCode {
     }
 }
 
+/// Runs `result`'s spec again keeping the trace (sweeps keep none) and writes its
+/// timeline into `dir`, named after the run.
+fn draw_again(result: &RunResult, dir: &Path) -> Result<(), String> {
+    let options = RunOptions {
+        keep_trace: true,
+        trace_file: None,
+    };
+    let again = meshsim_scenarios::run(&result.spec, &options).map_err(|error| {
+        format!(
+            "{}: the run could not be repeated for its timeline: {error}",
+            result.spec.replay_command(None)
+        )
+    })?;
+    if again.trace_hash != result.trace_hash {
+        return Err(format!(
+            "{}: the repeated run's trace hash differs ({} vs {}); no timeline drawn",
+            result.spec.replay_command(None),
+            again.trace_hash,
+            result.trace_hash
+        ));
+    }
+    write_timeline(&again, &dir.join(timeline_name(result)))
+}
+
+/// `<scenario>-<faults>-<runtime>-<consumer>-<dialect>-seed<N>.html`, with anything but
+/// letters, digits, `.`, `_` and `-` in the names (a personality file's path) made `_`.
+fn timeline_name(result: &RunResult) -> String {
+    let spec = &result.spec;
+    let name = format!(
+        "{}-{}-{}-{}-{}-seed{}",
+        spec.scenario,
+        spec.faults.name(),
+        spec.runtime.label,
+        spec.consumer.name(),
+        spec.dialect,
+        spec.seed.value()
+    );
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.html")
+}
+
 /// `meshsim` with no arguments: the default sweep of the embedded matrix.
 pub fn run_default() -> ExitCode {
     run(SweepArgs::default())
+}
+
+/// `--jobs`: a thread count, at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least one thread is needed".to_string()),
+        Ok(jobs) => Ok(jobs),
+        Err(error) => Err(error.to_string()),
+    }
 }
