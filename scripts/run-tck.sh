@@ -9,8 +9,7 @@
 # local mirror), it is cloned there and branch 1.0-dev checked out; nothing else is fetched.
 # The TCK's Python requirements go into a venv (TCK_VENV, default TCK_DIR/.venv-meshsim),
 # installed from PyPI on first use. With no personality named, every built-in runs; a
-# personality may also be the path of a personality file (scripts/tck/ holds the ones
-# docs/conformance.md measures besides the built-ins).
+# personality may also be the path of a personality file.
 # Reports land in OUT_DIR (default target/tck/<personality>/): the TCK's junit XML and log.
 # MESHSIM names a meshsim binary to serve with instead of building this checkout's.
 set -euo pipefail
