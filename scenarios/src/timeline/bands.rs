@@ -3,10 +3,14 @@
 //!
 //! The view is what the consumer applied (its `applied` trace events); the truth is the
 //! runtime's record of the task (every transition, and whether it was reaped or lost).
-//! A span where the view trails the truth by one step, or the consumer has not yet heard
-//! of a task it will learn of, is a lag (news still on the wire); any other difference is
-//! a divergence. An application of a state more times than the runtime entered it by
-//! then is a double count.
+//! A span where the view holds a state the runtime really was in when the consumer
+//! applied it (give or take [`PROPAGATION_MS`]) but has left since, or the consumer has
+//! not yet heard of a task it will learn of, is a lag: the news has not reached the
+//! consumer. Any other difference is a divergence: the consumer believes in a state the
+//! runtime was not in (a replayed or misattributed event), or in a task the runtime no
+//! longer has. Once the consumer abandons a task its view claims nothing and is not
+//! compared. An application of a state more times than the runtime entered it by then is
+//! a double count.
 
 use super::traffic::{at_ms, field};
 use meshsim_protocol::TaskState;
@@ -14,6 +18,11 @@ use meshsim_runtimes::{Fate, TaskTruth};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+/// How long before the consumer applied a state the runtime may have left it for the
+/// application still to count as news that was true when sent (the simulated network's
+/// latency is at most 20 ms a message; a resubscribe's replay takes a few messages).
+pub const PROPAGATION_MS: f64 = 100.0;
 
 /// What one side holds about a task at some moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +32,8 @@ pub enum Held {
     In(TaskState),
     /// Left the runtime's store alive: reaped or lost.
     Gone(&'static str),
+    /// The consumer stopped following the task.
+    Abandoned,
 }
 
 impl Held {
@@ -32,6 +43,7 @@ impl Held {
             Held::Absent => "none",
             Held::In(state) => state.name(),
             Held::Gone(why) => why,
+            Held::Abandoned => "abandoned",
         }
     }
 }
@@ -88,10 +100,10 @@ pub struct TaskBands {
     pub double_counts: Vec<DoubleCount>,
 }
 
-/// One state the consumer applied.
+/// One state the consumer applied (`None`: it abandoned the task).
 struct Applied {
     at_ms: f64,
-    state: TaskState,
+    state: Option<TaskState>,
     job: String,
 }
 
@@ -106,16 +118,19 @@ pub fn build(
     let mut applied: BTreeMap<String, Vec<Applied>> = BTreeMap::new();
     let mut first_seen: Vec<(f64, String)> = Vec::new();
     for event in events {
-        if event["target"].as_str() != Some("meshsim::consumer")
-            || field(event, "event").as_deref() != Some("applied")
-        {
+        if event["target"].as_str() != Some("meshsim::consumer") {
             continue;
         }
-        let (Some(task), Some(state)) = (field(event, "task"), field(event, "state")) else {
+        let Some(task) = field(event, "task") else {
             continue;
         };
-        let Ok(state) = state.parse::<TaskState>() else {
-            continue;
+        let state = match field(event, "event").as_deref() {
+            Some("applied") => match field(event, "state").map(|s| s.parse::<TaskState>()) {
+                Some(Ok(state)) => Some(state),
+                _ => continue,
+            },
+            Some("abandoned") => None,
+            _ => continue,
         };
         first_seen.push((at_ms(event), task.clone()));
         applied.entry(task).or_default().push(Applied {
@@ -165,7 +180,7 @@ fn bands(
 ) -> TaskBands {
     let view_changes: Vec<(f64, Held)> = applied
         .iter()
-        .map(|a| (a.at_ms, Held::In(a.state)))
+        .map(|a| (a.at_ms, a.state.map_or(Held::Abandoned, Held::In)))
         .collect();
     let mut truth_changes: Vec<(f64, Held)> = Vec::new();
     for (_, record) in records {
@@ -200,8 +215,22 @@ fn bands(
             cuts.windows(2).map(|pair| (pair[0], pair[1])).collect()
         };
         for (from, to) in pieces {
-            let (now, before) = held_at(&truth_changes, from);
-            let judgement = judge(&step.held, &now, &before, learns && from < applied[0].at_ms);
+            let (now, _) = held_at(&truth_changes, from);
+            let was_true = match &step.held {
+                Held::In(_) => held_within(
+                    &truth_changes,
+                    &step.held,
+                    step.from_ms - PROPAGATION_MS,
+                    step.from_ms,
+                ),
+                _ => false,
+            };
+            let judgement = judge(
+                &step.held,
+                &now,
+                was_true,
+                learns && from < applied[0].at_ms,
+            );
             if judgement == Judgement::Agree {
                 continue;
             }
@@ -277,14 +306,24 @@ fn held_at(changes: &[(f64, Held)], t: f64) -> (Held, Held) {
     (now, before)
 }
 
+/// Whether the truth held `held` at some moment from `from` to `to`.
+fn held_within(changes: &[(f64, Held)], held: &Held, from: f64, to: f64) -> bool {
+    held_at(changes, from).0 == *held
+        || changes
+            .iter()
+            .any(|(at, next)| *at > from && *at <= to && next == held)
+}
+
+/// `was_true`: the runtime held the view's state when the consumer applied it;
 /// `not_yet_told`: the consumer will learn of the task later.
-fn judge(view: &Held, truth: &Held, truth_before: &Held, not_yet_told: bool) -> Judgement {
+fn judge(view: &Held, truth: &Held, was_true: bool, not_yet_told: bool) -> Judgement {
     match (view, truth) {
+        (Held::Abandoned, _) => Judgement::Agree,
         (Held::Absent, Held::In(_)) if not_yet_told => Judgement::Lag,
         (Held::Absent, Held::In(_)) => Judgement::Diverge,
         (Held::Absent, _) => Judgement::Agree,
         (Held::In(seen), Held::In(real)) if seen == real => Judgement::Agree,
-        (Held::In(_), Held::In(_)) if view == truth_before => Judgement::Lag,
+        (Held::In(_), Held::In(_)) if was_true => Judgement::Lag,
         _ => Judgement::Diverge,
     }
 }
@@ -293,16 +332,17 @@ fn double_counts(applied: &[Applied], truth: &[(f64, Held)]) -> Vec<DoubleCount>
     let mut counts: BTreeMap<TaskState, usize> = BTreeMap::new();
     let mut found = Vec::new();
     for event in applied {
-        let count = counts.entry(event.state).or_default();
+        let Some(state) = event.state else { continue };
+        let count = counts.entry(state).or_default();
         *count += 1;
         let entered = truth
             .iter()
-            .filter(|(at, held)| *at <= event.at_ms && *held == Held::In(event.state))
+            .filter(|(at, held)| *at <= event.at_ms && *held == Held::In(state))
             .count();
         if *count > entered && entered > 0 {
             found.push(DoubleCount {
                 at_ms: event.at_ms,
-                state: event.state,
+                state,
                 applied: *count,
                 entered,
             });
@@ -318,7 +358,7 @@ mod tests {
     fn applied(at_ms: f64, state: TaskState) -> Applied {
         Applied {
             at_ms,
-            state,
+            state: Some(state),
             job: "job".to_string(),
         }
     }
@@ -418,5 +458,45 @@ mod tests {
                 .count(),
             2
         );
+    }
+
+    #[test]
+    fn a_view_the_runtime_moved_on_from_is_a_lag_and_an_abandoned_one_is_not_compared() {
+        let truth = [record(
+            &[
+                (22, Submitted),
+                (83, InputRequired),
+                (358, Submitted),
+                (598, Working),
+            ],
+            None,
+        )];
+        let mut view = vec![applied(24.0, Submitted), applied(90.0, InputRequired)];
+        let bands = bands("t".into(), &view, &truth, Duration::ZERO, 700.0);
+        assert!(
+            bands.spans.iter().all(|s| s.judgement == Judgement::Lag),
+            "the runtime really was at input-required when the consumer heard so: {:?}",
+            bands.spans
+        );
+        assert_eq!(bands.spans.last().map(|s| s.to_ms), Some(700.0));
+        view.push(Applied {
+            at_ms: 400.0,
+            state: None,
+            job: "job".to_string(),
+        });
+        let bands = bands_of(&view, &truth);
+        assert!(
+            bands.spans.iter().all(|s| s.to_ms <= 400.0),
+            "{:?}",
+            bands.spans
+        );
+        assert_eq!(
+            bands.view.last().map(|s| s.held.clone()),
+            Some(Held::Abandoned)
+        );
+    }
+
+    fn bands_of(view: &[Applied], truth: &[(String, TaskTruth)]) -> TaskBands {
+        bands("t".into(), view, truth, Duration::ZERO, 700.0)
     }
 }

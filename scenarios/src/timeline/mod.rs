@@ -95,12 +95,13 @@ pub fn render(result: &RunResult) -> Result<String, TimelineError> {
 
     let mut svg = Svg::default();
     draw_axis(&mut svg, &axis, height);
+    let personalities = personalities(&events);
     draw_lanes(
         &mut svg,
         &traffic,
         &lane_y,
         &result.truths,
-        &result.spec.runtime.label,
+        &personalities,
         svg_width,
     );
     draw_faults(&mut svg, &axis, &windows, &lane_y);
@@ -151,7 +152,7 @@ fn draw_lanes(
     traffic: &Traffic,
     lane_y: &BTreeMap<String, f64>,
     truths: &BTreeMap<String, Vec<meshsim_runtimes::TaskTruth>>,
-    runtime: &str,
+    personalities: &BTreeMap<String, String>,
     svg_width: f64,
 ) {
     for host in &traffic.hosts {
@@ -160,8 +161,10 @@ fn draw_lanes(
             "consumer".to_string()
         } else if host == crate::scenario::SIDECAR_HOST {
             "sidecar proxy".to_string()
+        } else if let Some(name) = personalities.get(host) {
+            format!("runtime ({name})")
         } else if truths.contains_key(host) {
-            format!("runtime ({runtime})")
+            "runtime".to_string()
         } else {
             "host".to_string()
         };
@@ -178,6 +181,21 @@ fn draw_lanes(
             esc(&role)
         ));
     }
+}
+
+/// Each runtime host's personality, as its runtime events name it.
+fn personalities(events: &[serde_json::Value]) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for event in events {
+        if event["target"].as_str() != Some("meshsim::runtime") {
+            continue;
+        }
+        if let (Some(host), Some(name)) = (event["host"].as_str(), traffic::field(event, "runtime"))
+        {
+            names.entry(host.to_string()).or_insert(name);
+        }
+    }
+    names
 }
 
 fn draw_faults(svg: &mut Svg, axis: &Axis, windows: &[Window], lane_y: &BTreeMap<String, f64>) {
@@ -341,6 +359,7 @@ fn held_class(held: &Held) -> String {
         Held::Absent => "state-none".to_string(),
         Held::In(state) => format!("state-{}", state.name()),
         Held::Gone(why) => format!("state-{why}"),
+        Held::Abandoned => "state-abandoned".to_string(),
     }
 }
 

@@ -64,6 +64,7 @@ svg .state-failed, svg .state-rejected { fill: #bdbdbd; }
 svg .state-canceled { fill: #dadaeb; }
 svg .state-unknown { fill: #eeeeee; }
 svg .state-reaped, svg .state-lost { fill: url(#hatch-gone); }
+svg .state-abandoned { fill: #f0f0f0; stroke: #bbb; stroke-dasharray: 2 2; }
 svg .divergence { fill: rgba(220,0,0,0.55); stroke: #c00; stroke-width: 1; }
 svg .lag { fill: rgba(255,190,0,0.30); stroke: none; }
 svg .double-count { stroke: #c00; stroke-width: 3; }

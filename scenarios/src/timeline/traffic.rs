@@ -446,6 +446,10 @@ fn mark(event: &Value) -> Option<Mark> {
                 false,
             ),
             "decision" => (field(event, "decision")?, false),
+            "abandoned" => (
+                format!("abandon {}", short_id(&field(event, "task")?)),
+                true,
+            ),
             "anomaly" => (format!("⚠ {}", field(event, "kind")?), true),
             "outcome" => {
                 let outcome = field(event, "outcome")?;
