@@ -15,9 +15,18 @@ use support::{cell, check_doc_table, scratch};
 fn write_inputs() {
     let files = [
         ("not-json.json", "{ this is not json"),
-        ("wrong-type.json", r#"{"name": "x", "work": {"min_ms": "fast"}}"#),
-        ("unknown-knob.json", r#"{"name": "x", "reaping": "sometimes"}"#),
-        ("inverted-work.json", r#"{"name": "x", "work": {"min_ms": 500, "max_ms": 10}}"#),
+        (
+            "wrong-type.json",
+            r#"{"name": "x", "work": {"min_ms": "fast"}}"#,
+        ),
+        (
+            "unknown-knob.json",
+            r#"{"name": "x", "reaping": "sometimes"}"#,
+        ),
+        (
+            "inverted-work.json",
+            r#"{"name": "x", "work": {"min_ms": 500, "max_ms": 10}}"#,
+        ),
         ("empty.json", ""),
         ("plan-not-json.json", "[1, 2"),
     ];
@@ -30,7 +39,13 @@ fn write_inputs() {
 fn run(args: &str, stdin: &str) -> (Option<i32>, String) {
     let args: Vec<String> = args
         .split(' ')
-        .map(|arg| if arg == "''" { String::new() } else { arg.to_string() })
+        .map(|arg| {
+            if arg == "''" {
+                String::new()
+            } else {
+                arg.to_string()
+            }
+        })
         .collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
         .args(&args)
@@ -91,22 +106,61 @@ const CASES: &[(&str, &str)] = &[
     ("sweep --scenario nope", ""),
     ("sweep --faults nope", ""),
     ("replay", ""),
-    ("replay --seed x --runtime python-correct --consumer naive", ""),
-    ("replay --seed 0x --runtime python-correct --consumer naive", ""),
-    ("replay --seed 0xZZ --runtime python-correct --consumer naive", ""),
-    ("replay --seed -1 --runtime python-correct --consumer naive", ""),
+    (
+        "replay --seed x --runtime python-correct --consumer naive",
+        "",
+    ),
+    (
+        "replay --seed 0x --runtime python-correct --consumer naive",
+        "",
+    ),
+    (
+        "replay --seed 0xZZ --runtime python-correct --consumer naive",
+        "",
+    ),
+    (
+        "replay --seed -1 --runtime python-correct --consumer naive",
+        "",
+    ),
     ("replay --seed 1 --runtime nope --consumer naive", ""),
-    ("replay --seed 1 --runtime not-json.json --consumer naive", ""),
-    ("replay --seed 1 --runtime python-correct --consumer nope", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --scenario nope", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --plan missing.json", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --plan plan-not-json.json", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --plan-json {", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --plan-json [{\"at_ms\":\"soon\"}]", ""),
-    ("replay --seed 1 --runtime python-correct --consumer naive --job-limit x", ""),
+    (
+        "replay --seed 1 --runtime not-json.json --consumer naive",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer nope",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --scenario nope",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --plan missing.json",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --plan plan-not-json.json",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --plan-json {",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --plan-json [{\"at_ms\":\"soon\"}]",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --job-limit x",
+        "",
+    ),
     ("shrink --seed 1", ""),
     ("shrink --seed 1 --runtime nope --consumer naive", ""),
-    ("shrink --seed 1 --runtime python-correct --consumer nope", ""),
+    (
+        "shrink --seed 1 --runtime python-correct --consumer nope",
+        "",
+    ),
     ("serve", ""),
     ("serve --runtime nope", ""),
     ("serve --runtime not-json.json", ""),
@@ -133,8 +187,14 @@ const CASES: &[(&str, &str)] = &[
     ("decode", "{bad"),
     ("decode", "[1,2,3]"),
     ("decode", "data: {\"jsonrpc\":\"2.0\""),
-    ("decode --dialect v1.0", r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#),
-    ("decode --dialect v0.3", r#"{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":5}}"#),
+    (
+        "decode --dialect v1.0",
+        r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#,
+    ),
+    (
+        "decode --dialect v0.3",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":5}}"#,
+    ),
     ("decode", r#"{"name":"agent"}"#),
     ("decode not-json.json", ""),
 ];
@@ -149,7 +209,9 @@ fn every_bad_input_exits_2_with_one_clear_line() {
         let line = stderr.trim_end_matches('\n');
         if status != Some(2) || line.is_empty() || line.contains('\n') || line.contains("panicked")
         {
-            wrong.push(format!("meshsim {args}: exit {status:?}, stderr {stderr:?}"));
+            wrong.push(format!(
+                "meshsim {args}: exit {status:?}, stderr {stderr:?}"
+            ));
             continue;
         }
         let stdin = if stdin.is_empty() {
@@ -163,6 +225,10 @@ fn every_bad_input_exits_2_with_one_clear_line() {
             cell(line)
         ));
     }
-    assert!(wrong.is_empty(), "not one line with status 2:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "not one line with status 2:\n{}",
+        wrong.join("\n")
+    );
     check_doc_table("cli-bad-inputs", &table);
 }
