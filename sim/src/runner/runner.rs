@@ -227,7 +227,14 @@ impl Runner {
                 world.heal(&nodes);
                 healed_at = Some(now);
             }
-            while let Some(timed) = pending.next_if(|f| healed_at.is_none() && f.at() <= now) {
+            // Turmoil sets a host's clock on the host's first tick: a host crashed before
+            // that and then bounced panics ("host instant not set") as soon as its software
+            // reads the time. So faults strike from the first step on; one drawn at 0 ms
+            // strikes one tick later.
+            let started = !now.is_zero();
+            while let Some(timed) =
+                pending.next_if(|f| started && healed_at.is_none() && f.at() <= now)
+            {
                 world.apply(timed.at_ms, &timed.fault);
             }
             if let Some((every, check)) = check.as_mut()

@@ -302,3 +302,32 @@ fn a_turmoil_panic_is_a_simulation_error() {
         ),
     }
 }
+
+#[test]
+fn a_host_bounced_at_0_ms_reads_the_simulated_clock_when_it_restarts() {
+    // Turmoil sets a host's clock on the host's first tick; software that reads the time as
+    // it starts (as runtimes do) used to panic when bounced before it.
+    let mut runner = Runner::new(Seed::new(2), config(1_000, 1_000));
+    runner.plan(FaultPlan::new(vec![TimedFault::new(
+        0,
+        Fault::Bounce {
+            host: "server".into(),
+        },
+    )]));
+    runner.host("server", || {
+        let started = meshsim_sim::sim_clock().now();
+        async move {
+            let _ = started;
+            pending().await
+        }
+    });
+    runner.client("client", async {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        Ok(())
+    });
+    let run = runner
+        .run()
+        .expect("a bounce at 0 ms strikes after the first tick");
+    assert_eq!(run.record.nodes["server"].starts, 2);
+    assert!(run.record.converged);
+}
