@@ -287,7 +287,7 @@ impl Runner {
                 .unwrap_or_default(),
             source,
         })?;
-        let trace = recorder.trace();
+        let trace = recorder.take_trace();
         let nodes = reports.borrow().clone();
         let converged = violation.is_none() && (!has_clients || clients_done);
         let record = RunRecord {

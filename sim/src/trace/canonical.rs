@@ -11,7 +11,8 @@ pub fn to_canonical_json(value: &Value) -> String {
     out
 }
 
-fn write_value(value: &Value, out: &mut String) {
+/// Appends `value` canonically to `out`.
+pub(crate) fn write_value(value: &Value, out: &mut String) {
     match value {
         Value::Array(items) => {
             out.push('[');
@@ -31,14 +32,48 @@ fn write_value(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
+                write_str(key, out);
                 out.push(':');
                 write_value(item, out);
             }
             out.push('}');
         }
+        Value::String(text) => write_str(text, out),
         scalar => out.push_str(&scalar.to_string()),
     }
+}
+
+/// Appends `text` as a JSON string, escaped byte for byte as serde_json escapes it (`"`,
+/// `\\` and control characters; `\b \f \n \r \t` short, others as `\u00XX`), without
+/// allocating.
+pub(crate) fn write_str(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut clean = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[clean..at]);
+        clean = at + 1;
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+    }
+    out.push_str(&text[clean..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -53,5 +88,16 @@ mod tests {
             to_canonical_json(&value),
             r#"{"a":{"y":"q\"\n","z":[true,null]},"b":1,"c":-2.5}"#
         );
+    }
+
+    #[test]
+    fn strings_are_escaped_exactly_as_serde_json_escapes_them() {
+        let mut every_control: String = (0u8..0x20).map(char::from).collect();
+        every_control.push_str("\"\\/ é ✓ \u{7f} \u{2028} 🦀 end");
+        for text in [every_control.as_str(), "", "plain", "\"", "a\\b"] {
+            let mut out = String::new();
+            write_str(text, &mut out);
+            assert_eq!(out, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! Install it on the thread that runs the simulation (turmoil runs every host there).
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -23,7 +23,8 @@ use tracing_subscriber::Registry;
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
-use super::{SIM_HOST, TraceHash, to_canonical_json};
+use super::canonical::{write_str, write_value};
+use super::{SIM_HOST, TraceHash};
 use crate::sim_time::SimTime;
 
 /// Collects the canonical lines of one run (in memory, optionally mirrored to a JSONL file).
@@ -118,6 +119,16 @@ impl Recorder {
         }
     }
 
+    /// The lines recorded and their hash, leaving the recorder empty: for the end of a run,
+    /// when nothing more will be recorded, without copying every line.
+    pub fn take_trace(&self) -> Trace {
+        let mut state = self.lock();
+        Trace {
+            lines: std::mem::take(&mut state.lines),
+            hash: TraceHash::from_digest(std::mem::replace(&mut state.hasher, Sha256::new())),
+        }
+    }
+
     /// Flushes the JSONL file, reporting the first write error if any occurred.
     pub fn flush(&self) -> io::Result<()> {
         let mut state = self.lock();
@@ -190,9 +201,9 @@ where
         if !is_node_span(attrs.metadata()) {
             return;
         }
-        let mut fields = FieldMap::default();
-        attrs.record(&mut fields);
-        if let (Some(Value::String(name)), Some(span)) = (fields.0.remove("name"), ctx.span(id)) {
+        let mut name = NameField(None);
+        attrs.record(&mut name);
+        if let (Some(name), Some(span)) = (name.0, ctx.span(id)) {
             span.extensions_mut().insert(NodeName(name));
         }
     }
@@ -214,64 +225,80 @@ where
         };
         let mut fields = FieldMap::default();
         event.record(&mut fields);
-        let mut line = serde_json::Map::new();
-        line.insert(
-            "fields".into(),
-            Value::Object(fields.0.into_iter().collect()),
-        );
-        line.insert(
-            "host".into(),
-            Value::String(host.unwrap_or_else(|| SIM_HOST.to_string())),
-        );
-        line.insert("level".into(), Value::String(meta.level().to_string()));
-        line.insert(
-            "t_us".into(),
-            Value::Number(
-                u64::try_from(elapsed.as_micros())
-                    .unwrap_or(u64::MAX)
-                    .into(),
-            ),
-        );
-        line.insert("target".into(), Value::String(meta.target().to_string()));
-        self.recorder.push(to_canonical_json(&Value::Object(line)));
+        // The canonical line, written directly: keys in bytewise order at both levels.
+        let mut line = String::with_capacity(256);
+        line.push_str("{\"fields\":{");
+        for (index, (name, value)) in fields.0.iter().enumerate() {
+            if index > 0 {
+                line.push(',');
+            }
+            write_str(name, &mut line);
+            line.push(':');
+            write_value(value, &mut line);
+        }
+        line.push_str("},\"host\":");
+        write_str(host.as_deref().unwrap_or(SIM_HOST), &mut line);
+        line.push_str(",\"level\":");
+        write_str(meta.level().as_str(), &mut line);
+        let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        let _ = write!(line, ",\"t_us\":{micros},\"target\":");
+        write_str(meta.target(), &mut line);
+        line.push('}');
+        self.recorder.push(line);
     }
 }
 
-/// Collects an event's or span's fields as JSON values.
+/// Collects an event's fields as JSON values, by name (bytewise order, as canonical JSON
+/// wants them).
 #[derive(Default)]
-struct FieldMap(BTreeMap<String, Value>);
+struct FieldMap(BTreeMap<&'static str, Value>);
+
+/// Reads the `name` field of a span.
+struct NameField(Option<String>);
+
+impl Visit for NameField {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "name" {
+            self.0 = Some(value.to_string());
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "name" {
+            self.0 = Some(format!("{value:?}"));
+        }
+    }
+}
 
 impl Visit for FieldMap {
     fn record_f64(&mut self, field: &Field, value: f64) {
         let json =
             Number::from_f64(value).map_or_else(|| Value::String(value.to_string()), Value::Number);
-        self.0.insert(field.name().to_string(), json);
+        self.0.insert(field.name(), json);
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.0.insert(field.name().to_string(), value.into());
+        self.0.insert(field.name(), value.into());
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.0.insert(field.name().to_string(), value.into());
+        self.0.insert(field.name(), value.into());
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.0.insert(field.name().to_string(), value.into());
+        self.0.insert(field.name(), value.into());
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_string(), value.into());
+        self.0.insert(field.name(), value.into());
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.0
-            .insert(field.name().to_string(), value.to_string().into());
+        self.0.insert(field.name(), value.to_string().into());
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.0
-            .insert(field.name().to_string(), format!("{value:?}").into());
+        self.0.insert(field.name(), format!("{value:?}").into());
     }
 }
 
