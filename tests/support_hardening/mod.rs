@@ -194,11 +194,18 @@ pub fn check_doc_table(name: &str, table: &str) {
         std::fs::write(&path, updated).expect("write docs/hardening.md");
         return;
     }
-    assert_eq!(
-        &doc[start..stop],
-        table,
-        "docs/hardening.md's `{name}` table is out of date; rerun with MESHSIM_BLESS=1"
-    );
+    let documented: Vec<&str> = doc[start..stop].lines().collect();
+    let measured: Vec<&str> = table.lines().collect();
+    let differs = (0..documented.len().max(measured.len()))
+        .find(|&n| documented.get(n) != measured.get(n));
+    if let Some(n) = differs {
+        panic!(
+            "docs/hardening.md's `{name}` table is out of date (rerun with MESHSIM_BLESS=1); \
+             row {n} documents\n  {:?}\nbut the answer is\n  {:?}",
+            documented.get(n),
+            measured.get(n)
+        );
+    }
 }
 
 /// A Markdown table cell: pipes escaped, line breaks folded, long texts cut.
