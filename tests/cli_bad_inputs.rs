@@ -56,7 +56,8 @@ fn run(args: &str, stdin: &str) -> (Option<i32>, String) {
         .spawn()
         .expect("meshsim runs");
     let mut input = child.stdin.take().expect("piped");
-    input.write_all(stdin.as_bytes()).expect("stdin");
+    // A bad argument exits before stdin is read: the write may then find the pipe closed.
+    let _ = input.write_all(stdin.as_bytes());
     drop(input);
     // Bad input is refused at once; a command that starts working instead is a failure,
     // stopped here rather than left to run a sweep.
