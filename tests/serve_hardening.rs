@@ -448,6 +448,17 @@ fn bad_input_gets_the_documented_answer() {
         &post(&rpc("GetTask", &format!(r#"{{"id":"{id}"}}"#)), alpha),
     );
     assert!(own.rpc_error().is_none(), "{own:?}");
+    let lower = exchange(
+        addr,
+        &post(
+            &rpc("GetTask", &format!(r#"{{"id":"{id}"}}"#)),
+            "Authorization: bearer alpha\r\nA2A-Version: 1.0\r\n",
+        ),
+    );
+    assert!(
+        lower.rpc_error().is_none(),
+        "the scheme is case-insensitive: {lower:?}"
+    );
     let foreign = exchange(
         addr,
         &post(&rpc("GetTask", &format!(r#"{{"id":"{id}"}}"#)), beta),

@@ -228,8 +228,13 @@ fn two_hundred_concurrent_streams_all_complete() {
     load(200, (1000, 1500));
 }
 
+/// `MESHSIM_LOAD_STREAMS` sets the count (default 2,000).
 #[test]
 #[ignore = "2,000 streams, about 15 s: cargo test --test serve_load -- --ignored --nocapture"]
 fn two_thousand_concurrent_streams_all_complete() {
-    load(2000, (1500, 2500));
+    let streams = std::env::var("MESHSIM_LOAD_STREAMS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(2000);
+    load(streams, (1500, 2500));
 }

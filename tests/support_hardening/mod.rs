@@ -196,8 +196,8 @@ pub fn check_doc_table(name: &str, table: &str) {
     }
     let documented: Vec<&str> = doc[start..stop].lines().collect();
     let measured: Vec<&str> = table.lines().collect();
-    let differs = (0..documented.len().max(measured.len()))
-        .find(|&n| documented.get(n) != measured.get(n));
+    let differs =
+        (0..documented.len().max(measured.len())).find(|&n| documented.get(n) != measured.get(n));
     if let Some(n) = differs {
         panic!(
             "docs/hardening.md's `{name}` table is out of date (rerun with MESHSIM_BLESS=1); \

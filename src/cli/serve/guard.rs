@@ -85,11 +85,16 @@ impl Guard {
         match &self.tenants {
             Tenants::Open(router) => Some(router),
             Tenants::Tokens(tokens) => {
-                let presented = headers
+                // The scheme's name is case-insensitive (RFC 9110 §11.1).
+                let (scheme, presented) = headers
                     .get(header::AUTHORIZATION)
-                    .and_then(|value| value.to_str().ok())
-                    .and_then(|value| value.strip_prefix("Bearer "))?
-                    .trim();
+                    .and_then(|value| value.to_str().ok())?
+                    .trim()
+                    .split_once(' ')?;
+                if !scheme.eq_ignore_ascii_case("bearer") {
+                    return None;
+                }
+                let presented = presented.trim();
                 tokens
                     .iter()
                     .find(|(token, _)| same(token.as_bytes(), presented.as_bytes()))
