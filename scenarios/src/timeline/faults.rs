@@ -19,11 +19,11 @@ pub struct Window {
 }
 
 /// The windows of `plan`, in the order they open; a window the plan never closes runs
-/// to `end_ms`.
+/// to `end_ms`, and faults planned after the run ended (it ended first) are left out.
 pub fn windows(plan: &FaultPlan, end_ms: f64) -> Vec<Window> {
     let mut open: Vec<Window> = Vec::new();
     let mut done: Vec<Window> = Vec::new();
-    for timed in &plan.faults {
+    for timed in plan.faults.iter().filter(|t| t.at_ms as f64 <= end_ms) {
         let at = timed.at_ms as f64;
         let fault = &timed.fault;
         let (closes, opens): (&[&str], Option<&'static str>) = match fault {
@@ -155,6 +155,12 @@ mod tests {
                 Fault::Hold {
                     a: link().0,
                     b: link().1,
+                },
+            ),
+            TimedFault::new(
+                2500,
+                Fault::Crash {
+                    host: "agent".into(),
                 },
             ),
         ]);
