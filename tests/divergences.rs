@@ -89,7 +89,12 @@ fn reconciling_consumer_holds_where_the_naive_one_diverges() {
 /// that never saw the job's request. The reconciling consumer must notice before accepting.
 #[test]
 fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
-    let mut spec = incident("jvm-reaping", ConsumerChoice::Reconciling, Dialect::V0_1, 1123);
+    let mut spec = incident(
+        "jvm-reaping",
+        ConsumerChoice::Reconciling,
+        Dialect::V0_1,
+        1123,
+    );
     spec.faults = Faults::Swarm;
     let result = run(&spec, &RunOptions::default()).unwrap();
     assert_eq!(result.verdict, Verdict::Holds, "{:?}", result.violations);
