@@ -160,20 +160,29 @@ impl Matrix {
     /// Runs the sweep, calling `each` with every result in sweep order (whatever the
     /// number of threads), and returns the tally. Passing runs are not kept.
     pub fn run_with(&self, mut each: impl FnMut(&RunResult, Expect, bool)) -> Tally {
-        let specs: Vec<RunSpec> = self.specs().collect();
+        // Each run's spec is made when a thread takes it (a spec holds a whole personality:
+        // collecting 100,000 of them up front took 75 MB), in the order of `specs()`.
+        let total = self.len();
+        let spec_at = |index: usize| {
+            let seed = self.seeds.start + (index / self.cells.len()) as u64;
+            self.cells[index % self.cells.len()].spec(seed)
+        };
         let next = AtomicUsize::new(0);
         let (sender, receiver) = mpsc::channel::<(usize, Result<RunResult, String>)>();
         let mut tally = Tally::default();
         let errors = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
-            for _ in 0..self.threads.min(specs.len()).max(1) {
+            for _ in 0..self.threads.min(total).max(1) {
                 let sender = sender.clone();
-                let (specs, next) = (&specs, &next);
+                let (spec_at, next) = (&spec_at, &next);
                 scope.spawn(move || {
                     loop {
                         let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(spec) = specs.get(index) else { break };
-                        let result = run(spec, &RunOptions::default()).map_err(|e| e.to_string());
+                        if index >= total {
+                            break;
+                        }
+                        let result =
+                            run(&spec_at(index), &RunOptions::default()).map_err(|e| e.to_string());
                         if sender.send((index, result)).is_err() {
                             break;
                         }
@@ -198,7 +207,7 @@ impl Matrix {
                             .unwrap_or_else(|poisoned| poisoned.into_inner())
                             .push(format!(
                                 "{}: {error}",
-                                specs[expected_index].replay_command(None)
+                                spec_at(expected_index).replay_command(None)
                             )),
                     }
                     expected_index += 1;
