@@ -181,8 +181,7 @@ impl Matrix {
                         if index >= total {
                             break;
                         }
-                        let result =
-                            run(&spec_at(index), &RunOptions::default()).map_err(|e| e.to_string());
+                        let result = run_caught(&spec_at(index));
                         if sender.send((index, result)).is_err() {
                             break;
                         }
@@ -352,4 +351,21 @@ pub fn builtin_runtimes() -> Vec<RuntimeChoice> {
 /// The machine's parallelism, or one thread.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs one spec; a run that panics (a bug in a runtime, a consumer or the harness) becomes
+/// that run's error instead of taking the whole sweep down with it.
+fn run_caught(spec: &RunSpec) -> Result<RunResult, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run(spec, &RunOptions::default())
+    }))
+    .map_err(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|text| text.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string panic".to_string());
+        format!("the run panicked: {message}")
+    })?
+    .map_err(|error| error.to_string())
 }
