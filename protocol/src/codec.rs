@@ -154,7 +154,11 @@ pub trait Codec: Send + Sync {
     fn method_name(&self, method: Method) -> Option<&'static str>;
 
     /// The method a wire name calls, if it is one of this dialect's.
-    fn method_from_name(&self, name: &str) -> Option<Method>;
+    fn method_from_name(&self, name: &str) -> Option<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|method| self.method_name(*method) == Some(name))
+    }
 
     fn encode_request(&self, request: &RpcRequest) -> Result<Encoded<Value>, EncodeError>;
     fn decode_request(&self, json: &Value) -> Result<RpcRequest, DecodeError>;

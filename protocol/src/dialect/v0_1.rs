@@ -34,12 +34,6 @@ impl Codec for V0_1 {
         }
     }
 
-    fn method_from_name(&self, name: &str) -> Option<Method> {
-        Method::ALL
-            .into_iter()
-            .find(|method| self.method_name(*method) == Some(name))
-    }
-
     fn encode_request(&self, request: &RpcRequest) -> Result<Encoded<Value>, EncodeError> {
         let mut enc = Enc::new(D);
         let params = match &request.request {
