@@ -8,7 +8,7 @@ mod recorder;
 
 pub use canonical::to_canonical_json;
 pub use hash::TraceHash;
-pub use recorder::{Recorder, RecorderLayer, Trace};
+pub use recorder::{Recorder, RecorderSubscriber, Trace};
 
 /// The host name recorded for events that happen outside any host (faults, the runner).
 pub const SIM_HOST: &str = "sim";

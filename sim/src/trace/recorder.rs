@@ -1,4 +1,4 @@
-//! The recorder: a `tracing_subscriber` layer that turns every `meshsim*` event into one
+//! The recorder: a `tracing` subscriber that turns every `meshsim*` event into one
 //! canonical JSON line `{"fields":{..},"host":..,"level":..,"t_us":..,"target":..}`.
 //!
 //! The host is the `name` of the enclosing turmoil `node` span (turmoil enters one per host on
@@ -16,12 +16,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id};
+use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::{DefaultGuard, Interest};
 use tracing::{Event, Metadata, Subscriber};
-use tracing_subscriber::Registry;
-use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
-use tracing_subscriber::registry::LookupSpan;
+use tracing_core::span::Current;
 
 use super::canonical::{write_str, write_value};
 use super::{SIM_HOST, TraceHash};
@@ -97,17 +95,17 @@ impl Recorder {
         Ok(())
     }
 
-    /// The layer to add to a subscriber.
-    pub fn layer(&self) -> RecorderLayer {
-        RecorderLayer {
+    /// The subscriber that records into this recorder.
+    pub fn subscriber(&self) -> RecorderSubscriber {
+        RecorderSubscriber {
             recorder: self.clone(),
+            spans: Mutex::default(),
         }
     }
 
-    /// Makes a registry with this recorder's layer the current thread's default subscriber
-    /// until the guard drops.
+    /// Makes this recorder's subscriber the current thread's default until the guard drops.
     pub fn install(&self) -> DefaultGuard {
-        tracing::subscriber::set_default(Registry::default().with(self.layer()))
+        tracing::subscriber::set_default(self.subscriber())
     }
 
     /// The lines recorded so far and their hash.
@@ -164,14 +162,39 @@ impl Recorder {
     }
 }
 
-/// The `tracing_subscriber` layer of a [`Recorder`].
-#[derive(Clone, Debug)]
-pub struct RecorderLayer {
+/// The subscriber a [`Recorder`] installs. It tracks only what the trace needs, which spans
+/// are entered and which of them are turmoil's `node` spans, because turmoil opens and
+/// closes one of those per host on every step, and a general-purpose span registry made
+/// that a measurable share of a run's cost.
+pub struct RecorderSubscriber {
     recorder: Recorder,
+    spans: Mutex<Spans>,
 }
 
-/// The host name stored on turmoil's `node` spans.
-struct NodeName(String);
+/// The live spans, and the stack of those entered on the simulation's thread.
+#[derive(Default)]
+struct Spans {
+    last_id: u64,
+    live: BTreeMap<u64, LiveSpan>,
+    entered: Vec<u64>,
+}
+
+struct LiveSpan {
+    handles: usize,
+    metadata: &'static Metadata<'static>,
+    /// The host, for turmoil's `node` spans.
+    host: Option<Arc<str>>,
+}
+
+impl Spans {
+    /// The host of the innermost entered `node` span.
+    fn current_host(&self) -> Option<Arc<str>> {
+        self.entered
+            .iter()
+            .rev()
+            .find_map(|id| self.live.get(id).and_then(|span| span.host.clone()))
+    }
+}
 
 fn is_node_span(meta: &Metadata<'_>) -> bool {
     meta.is_span() && meta.name() == "node" && meta.target().starts_with("turmoil")
@@ -181,45 +204,17 @@ fn is_recorded(meta: &Metadata<'_>) -> bool {
     meta.target().starts_with("meshsim") || is_node_span(meta)
 }
 
-impl<S> Layer<S> for RecorderLayer
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
-    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if is_recorded(meta) {
-            Interest::always()
-        } else {
-            Interest::never()
-        }
+impl RecorderSubscriber {
+    fn spans(&self) -> MutexGuard<'_, Spans> {
+        self.spans
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        is_recorded(meta)
-    }
-
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        if !is_node_span(attrs.metadata()) {
-            return;
-        }
-        let mut name = NameField(None);
-        attrs.record(&mut name);
-        if let (Some(name), Some(span)) = (name.0, ctx.span(id)) {
-            span.extensions_mut().insert(NodeName(name));
-        }
-    }
-
-    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+    fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
         let meta = event.metadata();
-        if !meta.target().starts_with("meshsim") {
-            return;
-        }
-        let host = ctx.event_scope(event).and_then(|scope| {
-            scope
-                .into_iter()
-                .find_map(|span| span.extensions().get::<NodeName>().map(|n| n.0.clone()))
-        });
         let time = &self.recorder.time;
-        let elapsed = match (&host, time.is_stepping()) {
+        let elapsed = match (host, time.is_stepping()) {
             (Some(_), true) => turmoil::sim_elapsed().unwrap_or_else(|| time.elapsed()),
             _ => time.elapsed(),
         };
@@ -237,14 +232,116 @@ where
             write_value(value, &mut line);
         }
         line.push_str("},\"host\":");
-        write_str(host.as_deref().unwrap_or(SIM_HOST), &mut line);
+        write_str(host.unwrap_or(SIM_HOST), &mut line);
         line.push_str(",\"level\":");
         write_str(meta.level().as_str(), &mut line);
         let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         let _ = write!(line, ",\"t_us\":{micros},\"target\":");
         write_str(meta.target(), &mut line);
         line.push('}');
+        line
+    }
+}
+
+impl Subscriber for RecorderSubscriber {
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        if is_recorded(meta) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>) -> bool {
+        is_recorded(meta)
+    }
+
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let host = is_node_span(attrs.metadata())
+            .then(|| {
+                let mut name = NameField(None);
+                attrs.record(&mut name);
+                name.0.map(Arc::from)
+            })
+            .flatten();
+        let mut spans = self.spans();
+        spans.last_id += 1;
+        let id = spans.last_id;
+        spans.live.insert(
+            id,
+            LiveSpan {
+                handles: 1,
+                metadata: attrs.metadata(),
+                host,
+            },
+        );
+        Id::from_u64(id)
+    }
+
+    fn record(&self, _span: &Id, _values: &Record<'_>) {}
+
+    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        if !event.metadata().target().starts_with("meshsim") {
+            return;
+        }
+        let host = {
+            let spans = self.spans();
+            match event.parent() {
+                Some(parent) => spans
+                    .live
+                    .get(&parent.into_u64())
+                    .and_then(|span| span.host.clone()),
+                None if event.is_contextual() => spans.current_host(),
+                None => None,
+            }
+        };
+        let line = self.line(event, host.as_deref());
         self.recorder.push(line);
+    }
+
+    fn enter(&self, span: &Id) {
+        self.spans().entered.push(span.into_u64());
+    }
+
+    fn exit(&self, span: &Id) {
+        let mut spans = self.spans();
+        if let Some(position) = spans.entered.iter().rposition(|id| *id == span.into_u64()) {
+            spans.entered.remove(position);
+        }
+    }
+
+    fn clone_span(&self, span: &Id) -> Id {
+        if let Some(live) = self.spans().live.get_mut(&span.into_u64()) {
+            live.handles += 1;
+        }
+        span.clone()
+    }
+
+    fn try_close(&self, span: Id) -> bool {
+        let mut spans = self.spans();
+        let id = span.into_u64();
+        let Some(live) = spans.live.get_mut(&id) else {
+            return false;
+        };
+        live.handles -= 1;
+        if live.handles > 0 {
+            return false;
+        }
+        spans.live.remove(&id);
+        true
+    }
+
+    fn current_span(&self) -> Current {
+        let spans = self.spans();
+        spans
+            .entered
+            .last()
+            .and_then(|id| spans.live.get(id).map(|span| (*id, span.metadata)))
+            .map_or_else(Current::none, |(id, metadata)| {
+                Current::new(Id::from_u64(id), metadata)
+            })
     }
 }
 
