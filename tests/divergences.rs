@@ -84,16 +84,17 @@ fn reconciling_consumer_holds_where_the_naive_one_diverges() {
     }
 }
 
-/// Found by the swarm sweep (seed 1123): a held response delivers `input-required` after
-/// the host restarted, so the v0.1 answer (same client-chosen id) silently starts a new task
-/// that never saw the job's request. The reconciling consumer must notice before accepting.
+/// Found by the swarm sweep (seed 1123 when steps were 1 ms; with 10 ms steps seed 62 plays
+/// it out): the host restarts and forgets the task, so the v0.1 answer (same client-chosen
+/// id) silently starts a new task that never saw the job's request. The reconciling consumer
+/// must notice before accepting.
 #[test]
 fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
     let mut spec = incident(
         "jvm-reaping",
         ConsumerChoice::Reconciling,
         Dialect::V0_1,
-        1123,
+        62,
     );
     spec.faults = Faults::Swarm;
     let result = run(&spec, &RunOptions::default()).unwrap();

@@ -2,10 +2,12 @@
 //! "user's consumer" wraps the reconciling consumer, as an orchestrator would wrap its own
 //! client code behind the `Consumer` trait.
 
-use meshsim_consumer::{BoxFuture, Consumer, Job, JobReport, ReconcilingConsumer};
+use meshsim_consumer::{
+    BoxFuture, Consumer, Job, JobReport, ReconcilingConfig, ReconcilingConsumer,
+};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::matrix::builtin_runtimes;
-use meshsim_scenarios::{ConsumerChoice, Matrix, Scenario};
+use meshsim_scenarios::{ConsumerChoice, Matrix, Scenario, sim_client};
 use meshsim_sim::TurmoilConnector;
 
 /// A user's consumer: anything that implements `Consumer`.
@@ -26,8 +28,14 @@ impl Consumer for MyOrchestrator {
 #[test]
 fn my_consumer_holds_across_the_matrix() {
     let mine = ConsumerChoice::custom("my-orchestrator", |connector, seed| {
+        // Timeouts that fit the 30 s liveness bound: with the real-network defaults (60 s
+        // idle) a stream held silent by a fault outlives the bound, and the oracle says so.
+        let config = ReconcilingConfig {
+            client: sim_client(),
+            ..ReconcilingConfig::default()
+        };
         Box::new(MyOrchestrator {
-            inner: ReconcilingConsumer::new(connector, Default::default(), seed),
+            inner: ReconcilingConsumer::new(connector, config, seed),
         })
     });
     Matrix::of(

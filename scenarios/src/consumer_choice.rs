@@ -77,9 +77,11 @@ impl ConsumerChoice {
     }
 }
 
-/// Client limits suited to a simulation whose liveness bound is tens of seconds: turmoil
-/// has no retransmission, so a lost segment shows up only as silence.
-pub(crate) fn sim_client() -> ClientConfig {
+/// Client limits suited to a simulation whose liveness bound is 30 s, as the built-in
+/// consumers use them: turmoil has no retransmission, so a lost or held segment shows up only
+/// as silence, and a consumer that waits out `ClientConfig::default()`'s 60 s idle timeout
+/// on a silent stream misses the bound.
+pub fn sim_client() -> ClientConfig {
     ClientConfig {
         request_timeout: Duration::from_secs(3),
         idle_timeout: Duration::from_secs(5),

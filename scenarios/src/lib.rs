@@ -17,7 +17,7 @@ pub mod scenario;
 pub mod throughput;
 pub mod timeline;
 
-pub use consumer_choice::{BUILTIN_CONSUMERS, ConsumerChoice, ConsumerFactory};
+pub use consumer_choice::{BUILTIN_CONSUMERS, ConsumerChoice, ConsumerFactory, sim_client};
 pub use expectation::{Expect, RULES, Rule, rule_for};
 pub use invariant::Invariant;
 pub use matrix::{Cell, CellKey, CellTally, Matrix, SweepOutcome, Tally};
