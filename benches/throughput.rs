@@ -9,11 +9,12 @@
 //! - `floor/<personality>`: the protocol floor, a run's taped exchange replayed through the
 //!   codec, SSE framing and parsing, and the consumer's ledger.
 //!
-//! Samples are small (10 per bench, 3 s each) so the suite takes about a minute.
+//! Every simulated run steps at the default tick. Samples are small (10 per bench, 3 s
+//! each) so the suite takes about a minute.
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use meshsim_scenarios::Faults;
 use meshsim_scenarios::throughput::{PERSONALITIES, floor::Script, real, simulated};
+use meshsim_scenarios::{DEFAULT_TICK, Faults};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -28,8 +29,13 @@ fn simulated_swarm(c: &mut Criterion) {
             let mut seed = 0;
             b.iter(|| {
                 seed = (seed + 1) % SEEDS;
-                black_box(simulated::run_incident(personality, seed, Faults::Swarm))
-                    .expect("a simulated run")
+                black_box(simulated::run_incident(
+                    personality,
+                    seed,
+                    Faults::Swarm,
+                    DEFAULT_TICK,
+                ))
+                .expect("a simulated run")
             });
         });
     }
@@ -54,8 +60,13 @@ fn real_vs_simulated(c: &mut Criterion) {
     });
     group.bench_function("simulated", |b| {
         b.iter(|| {
-            black_box(simulated::run_incident(personality, 0, Faults::None))
-                .expect("a simulated run")
+            black_box(simulated::run_incident(
+                personality,
+                0,
+                Faults::None,
+                DEFAULT_TICK,
+            ))
+            .expect("a simulated run")
         });
     });
     group.finish();
@@ -67,7 +78,7 @@ fn floor(c: &mut Criterion) {
     for personality in PERSONALITIES {
         let scripts: Vec<Script> = (0..SEEDS / 5)
             .map(|seed| {
-                simulated::tape_incident(personality, seed, Faults::Swarm)
+                simulated::tape_incident(personality, seed, Faults::Swarm, DEFAULT_TICK)
                     .expect("a taped run")
                     .0
             })

@@ -96,6 +96,7 @@ const CASES: &[(&str, &str)] = &[
     ("sweep --shard 1/2/3", ""),
     ("sweep --shard -1/2", ""),
     ("sweep --jobs 0", ""),
+    ("sweep --tick-ms 0", ""),
     ("sweep --runtime nope", ""),
     ("sweep --runtime not-json.json", ""),
     ("sweep --runtime wrong-type.json", ""),
@@ -154,6 +155,10 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "replay --seed 1 --runtime python-correct --consumer naive --job-limit x",
+        "",
+    ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --tick-ms 5000",
         "",
     ),
     ("shrink --seed 1", ""),

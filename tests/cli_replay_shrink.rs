@@ -47,6 +47,47 @@ fn replay_is_deterministic_and_seed_sensitive() {
     assert_ne!(a["trace_hash"], last_json(&third)["trace_hash"]);
 }
 
+/// A run at another step length is another run: its printed replay command carries
+/// `--tick-ms`, and running that command gives the same trace again.
+#[test]
+fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
+    let at = |tick: &str| {
+        let args = [
+            "replay",
+            "--seed",
+            "7",
+            "--runtime",
+            "go-replaying",
+            "--consumer",
+            "naive",
+            "--tick-ms",
+            tick,
+            "--json",
+        ];
+        let (code, stdout, stderr) = meshsim(&args);
+        assert_eq!(code, 0, "{stderr}");
+        last_json(&stdout)
+    };
+    let fine = at("1");
+    assert_eq!(fine["tick_ms"], 1);
+    let replay = fine["replay"].as_str().expect("a replay command");
+    assert!(replay.ends_with("--tick-ms 1"), "{replay}");
+    let mut again: Vec<&str> = replay.split(' ').skip(1).collect();
+    again.push("--json");
+    let (code, stdout, stderr) = meshsim(&again);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(last_json(&stdout)["trace_hash"], fine["trace_hash"]);
+    let default = at("10");
+    assert!(
+        !default["replay"]
+            .as_str()
+            .expect("a replay command")
+            .contains("--tick-ms"),
+        "the default step is not spelled out"
+    );
+    assert_ne!(default["trace_hash"], fine["trace_hash"]);
+}
+
 #[test]
 fn shrink_keeps_the_violation_with_no_larger_plan() {
     let base = [

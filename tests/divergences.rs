@@ -4,7 +4,8 @@
 
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
-    ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, RuntimeChoice, Scenario, Verdict, run,
+    ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunSpec, RuntimeChoice, Scenario,
+    Verdict, run,
 };
 use meshsim_sim::Seed;
 
@@ -17,6 +18,7 @@ fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64
         dialect,
         faults: Faults::None,
         job_limit: None,
+        tick: DEFAULT_TICK,
     }
 }
 
@@ -106,5 +108,30 @@ fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
             .iter()
             .any(|a| a.kind == meshsim_consumer::report::AnomalyKind::NewTaskOnFollowup),
         "{report:#?}"
+    );
+}
+
+/// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the
+/// reconciling consumer polls go-replaying's "#ask-twice" job (agent-2), answers the first
+/// question, and the poll misses the `working` between it and the second question. The
+/// second `input-required` repeats the state but not the status (its own timestamp,
+/// message id and text): the consumer must answer it instead of waiting out the job.
+#[test]
+fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working() {
+    let mut spec = incident(
+        "python-correct",
+        ConsumerChoice::Reconciling,
+        Dialect::V1_0,
+        606,
+    );
+    spec.scenario = Scenario::HeterogeneousMesh;
+    spec.faults = Faults::Swarm;
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Holds,
+        "{}: {:?}",
+        spec.replay_command(None),
+        result.violations
     );
 }

@@ -23,5 +23,5 @@ pub use invariant::Invariant;
 pub use matrix::{Cell, CellKey, CellTally, Matrix, SweepOutcome, Tally};
 pub use oracle::{Evidence, JobRun, Violation, check};
 pub use real_profile::real_profile;
-pub use run::{Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run};
+pub use run::{DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run};
 pub use scenario::{Layout, Scenario};

@@ -14,7 +14,9 @@
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::expectation::{Expect, meets, rule_for};
-use crate::run::{Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run};
+use crate::run::{
+    DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run,
+};
 use crate::scenario::Scenario;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::BUILTIN_NAMES;
@@ -24,6 +26,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 
 /// One combination of the matrix, run over every seed.
 #[derive(Debug, Clone)]
@@ -36,8 +39,8 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// The run of this cell for `seed`.
-    pub fn spec(&self, seed: u64) -> RunSpec {
+    /// The run of this cell for `seed`, stepped every `tick`.
+    pub fn spec(&self, seed: u64, tick: Duration) -> RunSpec {
         RunSpec {
             seed: Seed::new(seed),
             scenario: self.scenario,
@@ -46,6 +49,7 @@ impl Cell {
             dialect: self.dialect,
             faults: self.faults.clone(),
             job_limit: None,
+            tick,
         }
     }
 }
@@ -56,6 +60,8 @@ pub struct Matrix {
     pub cells: Vec<Cell>,
     pub seeds: Range<u64>,
     pub threads: usize,
+    /// Simulated time per step of every run.
+    pub tick: Duration,
 }
 
 /// How many seeds each cell of the default matrix runs.
@@ -122,12 +128,19 @@ impl Matrix {
             cells,
             seeds: 0..DEFAULT_SEEDS,
             threads: default_threads(),
+            tick: DEFAULT_TICK,
         }
     }
 
     /// Sweeps these seeds.
     pub fn seeds(mut self, seeds: Range<u64>) -> Self {
         self.seeds = seeds;
+        self
+    }
+
+    /// With every run stepped every `tick` (default [`DEFAULT_TICK`]).
+    pub fn tick(mut self, tick: Duration) -> Self {
+        self.tick = tick;
         self
     }
 
@@ -140,9 +153,11 @@ impl Matrix {
     /// Every run, seed-major (all cells of one seed, then the next), so that a shard of
     /// the seed range is a contiguous block of the full sweep.
     pub fn specs(&self) -> impl Iterator<Item = RunSpec> + '_ {
-        self.seeds
-            .clone()
-            .flat_map(move |seed| self.cells.iter().map(move |cell| cell.spec(seed)))
+        self.seeds.clone().flat_map(move |seed| {
+            self.cells
+                .iter()
+                .map(move |cell| cell.spec(seed, self.tick))
+        })
     }
 
     /// How many runs the sweep makes.
@@ -165,7 +180,7 @@ impl Matrix {
         let total = self.len();
         let spec_at = |index: usize| {
             let seed = self.seeds.start + (index / self.cells.len()) as u64;
-            self.cells[index % self.cells.len()].spec(seed)
+            self.cells[index % self.cells.len()].spec(seed, self.tick)
         };
         let next = AtomicUsize::new(0);
         let (sender, receiver) = mpsc::channel::<(usize, Result<RunResult, String>)>();

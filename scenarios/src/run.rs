@@ -73,6 +73,8 @@ pub struct RunSpec {
     pub faults: Faults,
     /// Run only the first this many jobs of the scenario (shrinking the workload).
     pub job_limit: Option<usize>,
+    /// Simulated time per step ([`DEFAULT_TICK`] unless asked otherwise).
+    pub tick: Duration,
 }
 
 impl RunSpec {
@@ -93,6 +95,9 @@ impl RunSpec {
         }
         if let Some(limit) = self.job_limit {
             command.push_str(&format!(" --job-limit {limit}"));
+        }
+        if self.tick != DEFAULT_TICK {
+            command.push_str(&format!(" --tick-ms {}", self.tick.as_millis()));
         }
         command
     }
@@ -134,7 +139,7 @@ pub struct RunOptions {
     pub trace_file: Option<PathBuf>,
 }
 
-/// The simulation's timing: 10 ms steps, a 5 s chaos phase, then 30 s for the jobs to finish.
+/// The step runs take unless asked otherwise (`--tick-ms`).
 ///
 /// Turmoil steps every host once per tick whether or not anything happens, and a step costs
 /// about 8 µs however idle the mesh is, so the tick sets what a sweep costs: 10 ms runs the
@@ -142,9 +147,13 @@ pub struct RunOptions {
 /// timers still fire on the exact millisecond; what the tick coarsens is the network, where
 /// a message is delivered at the first step after its latency has passed. 10 ms is also the
 /// tick TigerBeetle's simulator runs at.
-pub fn run_config() -> RunConfig {
+pub const DEFAULT_TICK: Duration = Duration::from_millis(10);
+
+/// The simulation's timing: steps of `tick`, a 5 s chaos phase, then 30 s for the jobs to
+/// finish.
+pub fn run_config(tick: Duration) -> RunConfig {
     RunConfig {
-        tick: Duration::from_millis(10),
+        tick,
         chaos: Duration::from_secs(5),
         liveness: Duration::from_secs(30),
         ..RunConfig::default()
@@ -153,7 +162,7 @@ pub fn run_config() -> RunConfig {
 
 /// Runs `spec` and judges it.
 pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> {
-    let config = run_config();
+    let config = run_config(spec.tick);
     let mut layout = spec
         .scenario
         .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));

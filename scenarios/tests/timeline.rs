@@ -5,7 +5,8 @@
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::timeline::{self, TimelineError};
 use meshsim_scenarios::{
-    ConsumerChoice, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Scenario, run,
+    ConsumerChoice, DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Scenario,
+    run,
 };
 use meshsim_sim::Seed;
 use scraper::{ElementRef, Html, Selector};
@@ -20,6 +21,7 @@ fn incident(runtime: &str, keep_trace: bool) -> RunResult {
         dialect: Dialect::V1_0,
         faults: Faults::None,
         job_limit: None,
+        tick: DEFAULT_TICK,
     };
     let options = RunOptions {
         keep_trace,

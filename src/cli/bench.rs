@@ -5,6 +5,7 @@
 //! `--jobs 2` over `--jobs 1` sweep throughput. With `--memory-seeds N`, also the peak RSS
 //! of a child `meshsim sweep` of 1,000 seeds and of N seeds.
 
+use crate::cli::selection::{DEFAULT_TICK_MS, tick_ms};
 use clap::Args;
 use meshsim_scenarios::throughput::{self, Budget, DIALECT, Figures};
 use serde_json::json;
@@ -23,6 +24,10 @@ pub struct BenchArgs {
     /// Also sweep 1,000 and this many seeds in child processes and compare their peak RSS.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     memory_seeds: Option<u64>,
+    /// Simulated milliseconds per step of the simulated runs (1 to 1000; default 10), to
+    /// see what a finer or coarser step costs.
+    #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
+    tick: Duration,
 }
 
 /// The targets the figures are held to (release build, one core).
@@ -36,13 +41,14 @@ pub fn run(args: BenchArgs) -> ExitCode {
     } else {
         Budget::FULL
     };
-    let figures = match throughput::measure(budget, |step| eprintln!("meshsim bench: {step}")) {
-        Ok(figures) => figures,
-        Err(error) => {
-            eprintln!("meshsim bench: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let figures =
+        match throughput::measure(budget, args.tick, |step| eprintln!("meshsim bench: {step}")) {
+            Ok(figures) => figures,
+            Err(error) => {
+                eprintln!("meshsim bench: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
     let memory = match args.memory_seeds.map(memory) {
         None => None,
         Some(Ok(memory)) => Some(memory),
@@ -88,8 +94,9 @@ pub fn run(args: BenchArgs) -> ExitCode {
 
 fn table(figures: &Figures, quick: bool) -> String {
     let mut out = format!(
-        "meshsim bench{}: the seed's incident, reconciling consumer, {DIALECT}, {} cores\n\n",
+        "meshsim bench{}: the seed's incident, reconciling consumer, {DIALECT}, {} ms steps, {} cores\n\n",
         if quick { " --quick" } else { "" },
+        figures.tick_ms,
         figures.cores
     );
     out.push_str("(a) simulated, swarm faults, one thread\n");

@@ -14,6 +14,7 @@ pub fn run_json(result: &RunResult, expect: Expect, matched: bool) -> Value {
         "consumer": spec.consumer.name(),
         "dialect": spec.dialect,
         "faults": spec.faults.name(),
+        "tick_ms": u64::try_from(spec.tick.as_millis()).unwrap_or(u64::MAX),
         "verdict": result.verdict,
         "violations": result.violations.iter().map(|violation| json!({
             "invariant": violation.invariant,

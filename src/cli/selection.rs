@@ -1,5 +1,5 @@
 //! The arguments `sweep`, `replay` and `shrink` share: which scenario, runtime, consumer,
-//! dialect, seeds and faults, parsed into the scenarios crate's types with one clear line
+//! dialect, seeds, faults and step length, parsed into the scenarios crate's types with one clear line
 //! for anything wrong.
 
 use clap::Args;
@@ -8,6 +8,7 @@ use meshsim_scenarios::{ConsumerChoice, Faults, RunSpec, RuntimeChoice, Scenario
 use meshsim_sim::{FaultPlan, Seed};
 use std::ops::Range;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// One run, named on the command line.
 #[derive(Debug, Args)]
@@ -39,6 +40,10 @@ pub struct RunArgs {
     /// Run only the first N jobs of the scenario.
     #[arg(long)]
     pub job_limit: Option<usize>,
+    /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
+    /// messages closer to their latency and cost proportionally more wall time.
+    #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
+    pub tick: Duration,
 }
 
 impl RunArgs {
@@ -65,9 +70,23 @@ impl RunArgs {
             dialect: self.dialect,
             faults,
             job_limit: self.job_limit,
+            tick: self.tick,
         })
     }
 }
+
+/// `--tick-ms`: whole milliseconds from 1 to 1000.
+pub fn tick_ms(text: &str) -> Result<Duration, String> {
+    match text.parse::<u64>() {
+        Ok(ms @ 1..=1000) => Ok(Duration::from_millis(ms)),
+        Ok(_) => Err("a step is 1 to 1000 milliseconds".to_string()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// `--tick-ms`'s default as clap takes it: [`meshsim_scenarios::DEFAULT_TICK`] (a test
+/// keeps them equal).
+pub const DEFAULT_TICK_MS: &str = "10";
 
 /// `--faults none|swarm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +185,16 @@ impl FromStr for Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshsim_scenarios::DEFAULT_TICK;
+
+    #[test]
+    fn the_tick_default_is_the_scenarios_default_and_bad_ticks_are_named() {
+        assert_eq!(tick_ms(DEFAULT_TICK_MS), Ok(DEFAULT_TICK));
+        assert_eq!(tick_ms("1"), Ok(Duration::from_millis(1)));
+        assert!(tick_ms("0").unwrap_err().contains("1 to 1000"));
+        assert!(tick_ms("1001").unwrap_err().contains("1 to 1000"));
+        assert!(tick_ms("ten").is_err());
+    }
 
     #[test]
     fn shards_concatenate_to_the_whole_range() {

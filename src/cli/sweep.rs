@@ -7,7 +7,7 @@
 
 use crate::cli::replay::write_timeline;
 use crate::cli::run_json::run_json;
-use crate::cli::selection::{FaultMode, SeedRange, Shard};
+use crate::cli::selection::{DEFAULT_TICK_MS, FaultMode, SeedRange, Shard, tick_ms};
 use crate::cli::table;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,6 +20,7 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Debug, Args, Default)]
 pub struct SweepArgs {
@@ -52,6 +53,10 @@ pub struct SweepArgs {
     /// that the shards' `--json` outputs concatenate into the full sweep.
     #[arg(long)]
     shard: Option<Shard>,
+    /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
+    /// messages closer to their latency and cost proportionally more wall time.
+    #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
+    tick: Duration,
     /// One JSON line per run, then a summary line, instead of the table.
     #[arg(long)]
     json: bool,
@@ -131,6 +136,7 @@ fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
     };
     Ok(matrix
         .seeds(seeds)
+        .tick(args.tick)
         .threads(args.jobs.unwrap_or_else(default_threads)))
 }
 

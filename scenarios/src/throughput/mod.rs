@@ -26,7 +26,7 @@ use real::RealRun;
 use serde::Serialize;
 use simulated::SimulatedSample;
 use std::ops::Range;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The seed's three personalities.
 pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
@@ -34,8 +34,14 @@ pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-rea
 /// The dialect every throughput run speaks.
 pub const DIALECT: Dialect = Dialect::V1_0;
 
-/// The run of the seed's incident against `personality` with the reconciling consumer.
-pub fn incident(personality: &str, seed: u64, faults: Faults) -> Result<RunSpec, String> {
+/// The run of the seed's incident against `personality` with the reconciling consumer,
+/// stepped every `tick`.
+pub fn incident(
+    personality: &str,
+    seed: u64,
+    faults: Faults,
+    tick: Duration,
+) -> Result<RunSpec, String> {
     Ok(RunSpec {
         seed: Seed::new(seed),
         scenario: Scenario::SeedIncident,
@@ -44,6 +50,7 @@ pub fn incident(personality: &str, seed: u64, faults: Faults) -> Result<RunSpec,
         dialect: DIALECT,
         faults,
         job_limit: None,
+        tick,
     })
 }
 
@@ -118,6 +125,8 @@ pub struct Scaling {
 /// Everything `meshsim bench` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Figures {
+    /// The simulated time per step of every simulated run.
+    pub tick_ms: u64,
     /// Simulated runs per second under swarm faults, one thread, all personalities.
     pub seeds_per_sec: f64,
     /// Real wall time per run over simulated wall time per run (geometric mean).
@@ -131,9 +140,13 @@ pub struct Figures {
     pub scaling: Option<Scaling>,
 }
 
-/// Measures (a), (b) and (c) for every seed personality, and the `--jobs` scaling.
-/// `progress` hears what is being measured.
-pub fn measure(budget: Budget, mut progress: impl FnMut(&str)) -> Result<Figures, String> {
+/// Measures (a), (b) and (c) for every seed personality, and the `--jobs` scaling, with
+/// simulated runs stepped every `tick`. `progress` hears what is being measured.
+pub fn measure(
+    budget: Budget,
+    tick: Duration,
+    mut progress: impl FnMut(&str),
+) -> Result<Figures, String> {
     let seeds = 0..budget.seeds.max(1);
     let mut simulated = Vec::new();
     let mut floor = Vec::new();
@@ -142,13 +155,14 @@ pub fn measure(budget: Budget, mut progress: impl FnMut(&str)) -> Result<Figures
             "(a) {personality}: {} simulated seeds",
             budget.seeds
         ));
-        let sample = simulated::simulate(personality, seeds.clone(), Faults::Swarm, 1)?;
+        let sample = simulated::simulate(personality, seeds.clone(), Faults::Swarm, 1, tick)?;
         progress(&format!("(c) {personality}: the protocol floor"));
         floor.push(floor_of(
             personality,
             seeds.clone(),
             budget.floor_rounds,
             &sample,
+            tick,
         )?);
         simulated.push(sample);
     }
@@ -156,16 +170,17 @@ pub fn measure(budget: Budget, mut progress: impl FnMut(&str)) -> Result<Figures
         "(b) {} real runs over loopback TCP",
         budget.real_runs * PERSONALITIES.len() as u64
     ));
-    let real = real_vs_simulated(0..budget.real_runs.max(1), budget.sim_rounds)?;
+    let real = real_vs_simulated(0..budget.real_runs.max(1), budget.sim_rounds, tick)?;
     let scaling = if budget.scaling_seeds > 0 {
         progress("--jobs 1 and --jobs 2 sweeps");
-        Some(scaling(0..budget.scaling_seeds))
+        Some(scaling(0..budget.scaling_seeds, tick))
     } else {
         None
     };
     let runs: u64 = simulated.iter().map(|sample| sample.runs).sum();
     let wall_ms: f64 = simulated.iter().map(|sample| sample.wall_ms).sum();
     Ok(Figures {
+        tick_ms: u64::try_from(tick.as_millis()).unwrap_or(u64::MAX),
         seeds_per_sec: runs as f64 * 1000.0 / wall_ms.max(f64::MIN_POSITIVE),
         speedup_vs_real: geometric_mean(real.iter().map(|run| run.speedup)),
         cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.cost_over_floor)),
@@ -183,9 +198,12 @@ pub fn floor_of(
     seeds: Range<u64>,
     rounds: u32,
     simulated: &SimulatedSample,
+    tick: Duration,
 ) -> Result<FloorSample, String> {
     let scripts = seeds
-        .map(|seed| simulated::tape_incident(personality, seed, Faults::Swarm).map(|(s, _)| s))
+        .map(|seed| {
+            simulated::tape_incident(personality, seed, Faults::Swarm, tick).map(|(s, _)| s)
+        })
         .collect::<Result<Vec<Script>, _>>()?;
     let start = Instant::now();
     for _ in 0..rounds.max(1) {
@@ -209,7 +227,11 @@ pub fn floor_of(
 
 /// Real runs of `seeds` for every personality, each beside the same seed simulated
 /// without faults (`rounds` times, for a stable time).
-pub fn real_vs_simulated(seeds: Range<u64>, rounds: u32) -> Result<Vec<RealVsSimulated>, String> {
+pub fn real_vs_simulated(
+    seeds: Range<u64>,
+    rounds: u32,
+    tick: Duration,
+) -> Result<Vec<RealVsSimulated>, String> {
     let runs: Vec<(String, u64)> = PERSONALITIES
         .iter()
         .flat_map(|personality| seeds.clone().map(|seed| (personality.to_string(), seed)))
@@ -218,7 +240,7 @@ pub fn real_vs_simulated(seeds: Range<u64>, rounds: u32) -> Result<Vec<RealVsSim
     real.into_iter()
         .map(|real| {
             let seed = real.seed..real.seed + 1;
-            let sample = simulated::simulate(&real.personality, seed, Faults::None, rounds)?;
+            let sample = simulated::simulate(&real.personality, seed, Faults::None, rounds, tick)?;
             let simulated_wall_ms = sample.wall_ms / sample.runs.max(1) as f64;
             Ok(RealVsSimulated {
                 simulated_time_ms: sample.simulated_ms as f64 / sample.runs.max(1) as f64,
@@ -231,7 +253,7 @@ pub fn real_vs_simulated(seeds: Range<u64>, rounds: u32) -> Result<Vec<RealVsSim
 }
 
 /// Sweeps the incident for every personality under swarm faults on one, then two threads.
-pub fn scaling(seeds: Range<u64>) -> Scaling {
+pub fn scaling(seeds: Range<u64>, tick: Duration) -> Scaling {
     let runtimes: Vec<RuntimeChoice> = PERSONALITIES
         .iter()
         .filter_map(|name| RuntimeChoice::resolve(name).ok())
@@ -243,7 +265,8 @@ pub fn scaling(seeds: Range<u64>) -> Scaling {
         &[DIALECT],
         false,
     )
-    .seeds(seeds);
+    .seeds(seeds)
+    .tick(tick);
     let rate = |threads: usize| {
         let start = Instant::now();
         let tally = matrix.clone().threads(threads).run_with(|_, _, _| {});
@@ -273,12 +296,15 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::DEFAULT_TICK;
 
     #[test]
     fn taping_a_run_changes_nothing_and_its_floor_replays_the_whole_incident() {
         let (script, taped_hash) =
-            simulated::tape_incident("jvm-reaping", 3, Faults::None).expect("taped run");
-        let plain = simulated::run_incident("jvm-reaping", 3, Faults::None).expect("run");
+            simulated::tape_incident("jvm-reaping", 3, Faults::None, DEFAULT_TICK)
+                .expect("taped run");
+        let plain =
+            simulated::run_incident("jvm-reaping", 3, Faults::None, DEFAULT_TICK).expect("run");
         assert_eq!(taped_hash, plain.trace_hash);
         let count = script.replay().expect("the tape replays");
         // The Card, the streaming send, the probe after input-required, the follow-up...

@@ -44,8 +44,13 @@ fn per_sec(runs: u64, wall_ms: f64) -> f64 {
 }
 
 /// One simulated run of the incident (untimed): its result.
-pub fn run_incident(personality: &str, seed: u64, faults: Faults) -> Result<RunResult, String> {
-    let spec = incident(personality, seed, faults)?;
+pub fn run_incident(
+    personality: &str,
+    seed: u64,
+    faults: Faults,
+    tick: Duration,
+) -> Result<RunResult, String> {
+    let spec = incident(personality, seed, faults, tick)?;
     run(&spec, &RunOptions::default()).map_err(|error| error.to_string())
 }
 
@@ -55,9 +60,10 @@ pub fn simulate(
     seeds: Range<u64>,
     faults: Faults,
     rounds: u32,
+    tick: Duration,
 ) -> Result<SimulatedSample, String> {
     let specs = seeds
-        .map(|seed| incident(personality, seed, faults.clone()))
+        .map(|seed| incident(personality, seed, faults.clone(), tick))
         .collect::<Result<Vec<_>, _>>()?;
     let mut sample = SimulatedSample {
         personality: personality.to_string(),
@@ -87,9 +93,10 @@ pub fn tape_incident(
     personality: &str,
     seed: u64,
     faults: Faults,
+    tick: Duration,
 ) -> Result<(Script, String), String> {
     let tapes = Tapes::default();
-    let mut spec = incident(personality, seed, faults)?;
+    let mut spec = incident(personality, seed, faults, tick)?;
     let shared = tapes.clone();
     spec.consumer = ConsumerChoice::custom("reconciling", move |connector, seed| {
         let config = ReconcilingConfig {
