@@ -131,6 +131,7 @@ impl<C: Connector> Run<'_, C> {
             message_id,
         };
         let rulings = task.ledger.observe(at.connection, kind, observation);
+        task.note_status(event, at, &rulings);
         if rulings
             .iter()
             .any(|ruling| ruling.verdict == Verdict::Applied)

@@ -14,7 +14,7 @@ use crate::profile::{
 use crate::report::{AnomalyKind, CancelResult, Outcome};
 use crate::session::{self, Session};
 use meshsim_protocol::{
-    Dialect, Message, Method, Request, Role, RpcResult, SendConfiguration, SendMessageParams,
+    Dialect, Message, Method, Request, Role, RpcResult, SendConfiguration, SendMessageParams, Task,
     TaskState,
 };
 use std::time::Duration;
@@ -208,7 +208,7 @@ impl<C: Connector> Run<'_, C> {
                     let reason = format!("still asking after {turns} answers");
                     return DispatchEnd::Done(Outcome::GaveUp { reason });
                 }
-                let before = task.answered;
+                let before = task.answered.clone();
                 let report = match self.answer(&mut slot, tried).await {
                     Ok(report) => report,
                     Err(end) => return end,
@@ -288,6 +288,17 @@ impl<C: Connector> Run<'_, C> {
             return None;
         }
         let task = self.session.client.get_task(task_id).await.ok()?;
+        self.check_ours(&task).await
+    }
+
+    /// `Some` to start over when `task`, fetched under the job's v0.1 task id, is one the
+    /// peer started afresh from a later message: its history begins with another request.
+    /// Such a task asks its first question again, which looks like a new question; an
+    /// answer to it would complete a task that never saw the job.
+    async fn check_ours(&mut self, task: &Task) -> Option<DispatchEnd> {
+        if self.session.client.dialect() != Dialect::V0_1 {
+            return None;
+        }
         let first = task
             .history
             .iter()
@@ -295,6 +306,7 @@ impl<C: Connector> Run<'_, C> {
         if first.text_content() == self.session.job.request {
             return None;
         }
+        let task_id = &task.id;
         self.session.recorder.anomaly(
             task_id,
             AnomalyKind::NewTaskOnFollowup,
@@ -334,9 +346,9 @@ impl<C: Connector> Run<'_, C> {
     }
 
     /// Answers the task's question with the same task id, after confirming with
-    /// `tasks/get` that it still waits: when the profile does not yet say that tasks
-    /// outlive their streams, and before any repeated answer (the last one may have
-    /// arrived though its reply did not).
+    /// `tasks/get` that it still waits (and, in v0.1, is still ours): when the profile does
+    /// not yet say that tasks outlive their streams, and before any repeated answer (the
+    /// last one may have arrived though its reply did not, or the question is a new one).
     async fn answer(
         &mut self,
         slot: &mut Option<Tracked>,
@@ -354,6 +366,9 @@ impl<C: Connector> Run<'_, C> {
             self.session.recorder.decision(&id, "probe", why);
             match self.session.client.get_task(&id).await {
                 Ok(found) => {
+                    if let Some(end) = self.check_ours(&found).await {
+                        return Err(end);
+                    }
                     if streamed_before {
                         self.learn(Observed::TaskSurvivedStreamClose(true));
                     }
@@ -515,7 +530,7 @@ impl<C: Connector> Run<'_, C> {
 /// The peer took an answer to the task's current question.
 fn mark_answered(slot: &mut Option<Tracked>) {
     if let Some(task) = slot.as_mut() {
-        task.answered = Some((task.ledger.applied().len(), Instant::now()));
+        task.answer_taken();
     }
 }
 

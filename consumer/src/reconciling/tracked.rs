@@ -2,7 +2,7 @@
 //! current state was entered (for the local deadlines).
 
 use crate::job::Deadlines;
-use crate::ledger::TaskLedger;
+use crate::ledger::{EventRef, Ruling, TaskLedger, Verdict};
 use crate::session;
 use meshsim_protocol::{StreamEvent, TaskState};
 use std::time::Duration;
@@ -23,8 +23,55 @@ pub struct Tracked {
     pub streamed: bool,
     /// Whether its stream broke mid-task and it has not been seen since.
     pub broken: bool,
-    /// When the peer took an answer, and how many states were applied then.
-    pub answered: Option<(usize, Instant)>,
+    /// What identifies the current state's status, as last reported live.
+    status: StatusMark,
+    /// The answer the peer took to the current question, if any.
+    pub answered: Option<Answer>,
+}
+
+/// What tells two reports of the same state apart. A peer that asks a second question
+/// goes `working → input-required` again, and a poll can miss the `working` in between; the
+/// second question still has its own timestamp, status-message id (not in v0.1) or text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct StatusMark {
+    timestamp: Option<String>,
+    message_id: Option<String>,
+    text: Option<String>,
+}
+
+impl StatusMark {
+    /// The mark of the status an event carries (empty when it carries none).
+    fn of(event: &StreamEvent) -> Self {
+        let (timestamp, message_id) = session::status_of(event)
+            .map(|(_, timestamp, message_id)| (timestamp, message_id))
+            .unwrap_or_default();
+        StatusMark {
+            timestamp,
+            message_id,
+            text: session::status_text(event),
+        }
+    }
+
+    /// Whether `other` is evidently another status: some evidence both carry differs.
+    /// Evidence only one side carries proves nothing either way.
+    fn differs_from(&self, other: &StatusMark) -> bool {
+        fn differ(one: &Option<String>, other: &Option<String>) -> bool {
+            matches!((one, other), (Some(one), Some(other)) if one != other)
+        }
+        differ(&self.timestamp, &other.timestamp)
+            || differ(&self.message_id, &other.message_id)
+            || differ(&self.text, &other.text)
+    }
+}
+
+/// An answer the peer took: to which question, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// How many states were applied when it was taken.
+    applied: usize,
+    /// The status that asked the question.
+    question: StatusMark,
+    at: Instant,
 }
 
 impl Tracked {
@@ -39,6 +86,7 @@ impl Tracked {
             entered: Instant::now(),
             streamed,
             broken: false,
+            status: StatusMark::default(),
             answered: None,
         }
     }
@@ -73,11 +121,38 @@ impl Tracked {
             .collect()
     }
 
-    /// Whether the peer took an answer to the current question (nothing was applied
-    /// since) less than `patience` ago: then the task is polled, not answered again.
+    /// Keeps the mark of the status `event` reported when the ledger judged that report
+    /// (at `at`) live: applied, or a repeat of the current state. Replays and duplicates
+    /// describe the past, so they never stand for the current status.
+    pub fn note_status(&mut self, event: &StreamEvent, at: EventRef, rulings: &[Ruling]) {
+        let live = rulings.iter().any(|ruling| {
+            ruling.observation.at == at
+                && matches!(ruling.verdict, Verdict::Applied | Verdict::Repeat)
+        });
+        if live {
+            self.status = StatusMark::of(event);
+        }
+    }
+
+    /// The peer took an answer to the current question.
+    pub fn answer_taken(&mut self) {
+        self.answered = Some(Answer {
+            applied: self.ledger.applied().len(),
+            question: self.status.clone(),
+            at: Instant::now(),
+        });
+    }
+
+    /// Whether the peer took an answer to the current question less than `patience` ago:
+    /// then the task is polled, not answered again. The question is still the one answered
+    /// while nothing was applied since and the peer reports the same status; a repeat of
+    /// the state with another status is a new question (the move through `working` was
+    /// missed), which needs its own answer.
     pub fn answer_pending(&self, patience: Duration) -> bool {
-        self.answered.is_some_and(|(applied, at)| {
-            applied == self.ledger.applied().len() && Instant::now() < at + patience
+        self.answered.as_ref().is_some_and(|answer| {
+            answer.applied == self.ledger.applied().len()
+                && !self.status.differs_from(&answer.question)
+                && Instant::now() < answer.at + patience
         })
     }
 
