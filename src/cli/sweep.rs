@@ -7,14 +7,14 @@
 
 use crate::cli::replay::write_timeline;
 use crate::cli::run_json::run_json;
-use crate::cli::selection::{DEFAULT_TICK_MS, FaultMode, SeedRange, Shard, tick_ms};
+use crate::cli::selection::{FaultMode, SeedRange, Shard, tick_ms};
 use crate::cli::table;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
 use meshsim_scenarios::{
-    ConsumerChoice, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
+    ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
 };
 use serde_json::json;
 use std::io::Write;
@@ -55,8 +55,8 @@ pub struct SweepArgs {
     shard: Option<Shard>,
     /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
     /// messages closer to their latency and cost proportionally more wall time.
-    #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
-    tick: Duration,
+    #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms)]
+    tick: Option<Duration>,
     /// One JSON line per run, then a summary line, instead of the table.
     #[arg(long)]
     json: bool,
@@ -136,7 +136,7 @@ fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
     };
     Ok(matrix
         .seeds(seeds)
-        .tick(args.tick)
+        .tick(args.tick.unwrap_or(DEFAULT_TICK))
         .threads(args.jobs.unwrap_or_else(default_threads)))
 }
 
@@ -250,5 +250,19 @@ fn at_least_one(text: &str) -> Result<usize, String> {
         Ok(0) => Err("at least one thread is needed".to_string()),
         Ok(jobs) => Ok(jobs),
         Err(error) => Err(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `meshsim` with no arguments builds its arguments with `Default`, not clap, so clap's
+    /// defaults do not apply there.
+    #[test]
+    fn the_default_sweep_steps_at_the_default_tick() {
+        let matrix = matrix(&SweepArgs::default()).expect("the default matrix");
+        assert_eq!(matrix.tick, DEFAULT_TICK);
+        assert_eq!(matrix.seeds, 0..DEFAULT_SEEDS);
     }
 }
