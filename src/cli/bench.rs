@@ -49,7 +49,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-    let memory = match args.memory_seeds.map(memory) {
+    let memory = match args.memory_seeds.map(|seeds| memory(seeds, args.tick)) {
         None => None,
         Some(Ok(memory)) => Some(memory),
         Some(Err(error)) => {
@@ -172,20 +172,20 @@ impl Memory {
 
 const MEMORY_BASELINE_SEEDS: u64 = 1000;
 
-fn memory(seeds: u64) -> Result<Memory, String> {
+fn memory(seeds: u64, tick: Duration) -> Result<Memory, String> {
     Ok(Memory {
         small: (
             MEMORY_BASELINE_SEEDS,
-            peak_rss_of_sweep(MEMORY_BASELINE_SEEDS)?,
+            peak_rss_of_sweep(MEMORY_BASELINE_SEEDS, tick)?,
         ),
-        large: (seeds, peak_rss_of_sweep(seeds)?),
+        large: (seeds, peak_rss_of_sweep(seeds, tick)?),
     })
 }
 
-/// Runs `meshsim sweep` of the incident (go-replaying, swarm faults) over `seeds` seeds in
-/// a child process, its JSON lines discarded, and samples the child's `VmHWM` (peak resident
+/// Runs `meshsim sweep` of the incident (go-replaying, swarm faults, steps of `tick`) over
+/// `seeds` seeds in a child process, its JSON lines discarded, and samples the child's `VmHWM` (peak resident
 /// set) from /proc until it exits.
-fn peak_rss_of_sweep(seeds: u64) -> Result<u64, String> {
+fn peak_rss_of_sweep(seeds: u64, tick: Duration) -> Result<u64, String> {
     let exe = std::env::current_exe().map_err(|error| format!("cannot find meshsim: {error}"))?;
     eprintln!("meshsim bench: peak RSS of a {seeds}-seed sweep");
     let mut child = Command::new(exe)
@@ -205,6 +205,7 @@ fn peak_rss_of_sweep(seeds: u64) -> Result<u64, String> {
         ])
         .arg(DIALECT.name())
         .args(["--seeds", &seeds.to_string(), "--json"])
+        .args(["--tick-ms", &tick.as_millis().to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
