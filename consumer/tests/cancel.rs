@@ -7,7 +7,9 @@ mod support;
 use meshsim_consumer::Outcome;
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::builtin;
-use support::{Kind, SEED_PERSONALITIES, divergences, incident_job, run_job};
+use support::{
+    Kind, SEED_PERSONALITIES, assert_no_divergences, assert_runtime_state, incident_job, run_job,
+};
 
 #[test]
 fn reconciling_consumer_cancels_at_input_required_on_every_seed_runtime() {
@@ -21,7 +23,7 @@ fn reconciling_consumer_cancels_at_input_required_on_every_seed_runtime() {
             let Outcome::Canceled { task_id } = &report.outcome else {
                 panic!("not canceled; {context}");
             };
-            assert_eq!(truth.state(task_id), Some(TaskState::Canceled), "{context}");
+            assert_runtime_state(&truth, task_id, TaskState::Canceled, &context);
             let applied: Vec<_> = report
                 .task(task_id)
                 .unwrap()
@@ -31,11 +33,7 @@ fn reconciling_consumer_cancels_at_input_required_on_every_seed_runtime() {
                 .collect();
             assert_eq!(applied.last(), Some(&TaskState::Canceled), "{context}");
             assert!(applied.contains(&TaskState::InputRequired), "{context}");
-            assert_eq!(
-                divergences(&report, &truth),
-                Vec::<String>::new(),
-                "{context}"
-            );
+            assert_no_divergences(&report, &truth, &context);
         }
     }
 }

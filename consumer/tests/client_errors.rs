@@ -32,6 +32,13 @@ async fn serve(router: Router) -> String {
     url
 }
 
+/// A client for the peer at `url` (over loopback TCP, with [`CONFIG`]), whose Card it read.
+async fn discover(url: &str) -> A2aClient<TcpConnector> {
+    A2aClient::discover(TcpConnector::default(), url, CONFIG)
+        .await
+        .unwrap()
+}
+
 /// A v1.0 Card pointing at `url`, as JSON text.
 fn card_json(url: &str) -> String {
     let card = agent_card(
@@ -92,9 +99,7 @@ async fn discovery_falls_back_to_agent_json_and_speaks_v0_1() {
         1,
     );
     let url = serve(runtime.router()).await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     assert_eq!(client.dialect(), Dialect::V0_1);
     assert!(
         client.card_url().ends_with("/.well-known/agent.json"),
@@ -122,9 +127,7 @@ async fn an_a2a_error_keeps_its_code() {
         Response::new(Body::from(body))
     })
     .await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let error = client.get_task("t-1").await.unwrap_err();
     assert_eq!(error.code(), Some(ErrorCode::TaskNotFound), "{error}");
     assert!(error.is_task_not_found());
@@ -136,9 +139,7 @@ async fn an_a2a_error_keeps_its_code() {
 #[tokio::test]
 async fn garbage_and_http_failures_are_typed_errors() {
     let url = peer(|| Response::new(Body::from("<html>oops</html>"))).await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let error = client.get_task("t-1").await.unwrap_err();
     assert!(matches!(error, ClientError::Malformed(_)), "{error}");
 
@@ -148,9 +149,7 @@ async fn garbage_and_http_failures_are_typed_errors() {
         response
     })
     .await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let error = client.cancel_task("t-1").await.unwrap_err();
     assert!(
         matches!(error, ClientError::Http { status: 500, .. }),
@@ -159,9 +158,7 @@ async fn garbage_and_http_failures_are_typed_errors() {
 
     let url =
         peer(|| Response::new(Body::from(r#"{"jsonrpc":"2.0","id":1,"result":{"id":7}}"#))).await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let error = client.get_task("t-1").await.unwrap_err();
     assert!(matches!(error, ClientError::Decode(_)), "{error}");
 }
@@ -182,9 +179,7 @@ async fn comments_are_skipped_and_bad_events_do_not_end_the_stream() {
         )
     })
     .await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let mut stream = client.stream_message(message()).await.unwrap();
     let first = stream.next().await.unwrap();
     assert!(matches!(first, Err(ClientError::Malformed(_))), "{first:?}");
@@ -200,9 +195,7 @@ async fn comments_are_skipped_and_bad_events_do_not_end_the_stream() {
 #[tokio::test]
 async fn a_silent_stream_hits_the_idle_timeout() {
     let url = peer(|| sse(vec![WORKING], true)).await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let mut stream = client.stream_message(message()).await.unwrap();
     assert!(matches!(
         stream.next().await,
@@ -223,9 +216,7 @@ static HUGE: std::sync::LazyLock<String> =
 #[tokio::test]
 async fn an_oversized_event_is_refused() {
     let url = peer(|| sse(vec![HUGE.as_str(), WORKING], false)).await;
-    let client = A2aClient::discover(TcpConnector::default(), &url, CONFIG)
-        .await
-        .unwrap();
+    let client = discover(&url).await;
     let mut stream = client.stream_message(message()).await.unwrap();
     let first = stream.next().await.unwrap();
     assert!(matches!(first, Err(ClientError::Malformed(_))), "{first:?}");

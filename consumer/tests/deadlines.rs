@@ -7,7 +7,7 @@ use meshsim_consumer::report::CancelResult;
 use meshsim_consumer::{Outcome, ReconcilingConfig};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::builtin;
-use support::{Kind, divergences, incident_job, run_job};
+use support::{Kind, assert_no_divergences, assert_runtime_state, incident_job, run_job};
 
 #[test]
 fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
@@ -40,17 +40,9 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
                 CancelResult::Answered(TaskState::Canceled),
                 "{context}"
             );
-            assert_eq!(
-                truth.state(&view.task_id),
-                Some(TaskState::Canceled),
-                "{context}"
-            );
+            assert_runtime_state(&truth, &view.task_id, TaskState::Canceled, &context);
         }
-        assert_eq!(
-            divergences(&report, &truth),
-            Vec::<String>::new(),
-            "{context}"
-        );
+        assert_no_divergences(&report, &truth, &context);
     }
 }
 
@@ -78,15 +70,7 @@ fn a_task_working_past_its_deadline_is_canceled_and_redispatched() {
         "the job's working deadline: {context}"
     );
     for view in &report.tasks {
-        assert_eq!(
-            truth.state(&view.task_id),
-            Some(TaskState::Canceled),
-            "{context}"
-        );
+        assert_runtime_state(&truth, &view.task_id, TaskState::Canceled, &context);
     }
-    assert_eq!(
-        divergences(&report, &truth),
-        Vec::<String>::new(),
-        "{context}"
-    );
+    assert_no_divergences(&report, &truth, &context);
 }

@@ -8,7 +8,8 @@ use meshsim_consumer::{FollowupBehaviour, Outcome};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Fate;
 use support::{
-    ANSWER, Kind, SEED_PERSONALITIES, applied, counts, divergences, entered, run_incident,
+    ANSWER, Kind, SEED_PERSONALITIES, applied, assert_no_divergences, assert_runtime_state,
+    completion, counts, divergences, entered, run_incident,
 };
 
 #[test]
@@ -17,23 +18,13 @@ fn reconciling_consumer_completes_the_incident_against_every_seed_runtime() {
         for dialect in Dialect::ALL {
             let (report, truth) = run_incident(personality, dialect, Kind::Reconciling, 7);
             let context = format!("{personality} {dialect}: {report:#?}");
-            let Outcome::Completed { task_id, artifact } = &report.outcome else {
-                panic!("no completion; {context}");
-            };
+            let (task_id, artifact) = completion(&report, &context);
             assert!(
                 artifact.contains(ANSWER),
                 "artifact {artifact:?}; {context}"
             );
-            assert_eq!(
-                truth.state(task_id),
-                Some(TaskState::Completed),
-                "{context}"
-            );
-            assert_eq!(
-                divergences(&report, &truth),
-                Vec::<String>::new(),
-                "{context}"
-            );
+            assert_runtime_state(&truth, task_id, TaskState::Completed, &context);
+            assert_no_divergences(&report, &truth, &context);
             // What it learned agrees with the seed's table wherever it learned anything.
             let profile = report.profile.as_ref().expect("a learned profile");
             let (survives, followup) = match personality {
@@ -134,20 +125,10 @@ fn without_streaming_in_the_card_both_consumers_poll_to_completion() {
             let (report, truth) =
                 support::run_job(personality, dialect, kind, 5, support::incident_job());
             let context = format!("{dialect} {kind:?}: {report:#?}");
-            let Outcome::Completed { task_id, artifact } = &report.outcome else {
-                panic!("no completion; {context}");
-            };
+            let (task_id, artifact) = completion(&report, &context);
             assert!(artifact.contains(ANSWER), "{context}");
-            assert_eq!(
-                truth.state(task_id),
-                Some(TaskState::Completed),
-                "{context}"
-            );
-            assert_eq!(
-                divergences(&report, &truth),
-                Vec::<String>::new(),
-                "{context}"
-            );
+            assert_runtime_state(&truth, task_id, TaskState::Completed, &context);
+            assert_no_divergences(&report, &truth, &context);
         }
     }
 }

@@ -5,10 +5,11 @@
 
 mod support;
 
-use meshsim_consumer::Outcome;
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{Sidecar, builtin};
-use support::{divergences, incident_job, run_behind_sidecar};
+use support::{
+    assert_no_divergences, assert_runtime_state, completion, incident_job, run_behind_sidecar,
+};
 
 fn cutting_sidecar() -> Sidecar {
     Sidecar {
@@ -32,20 +33,10 @@ fn check(personality: &str, dialect: Dialect) {
     runtime.work.long_running_steps = 30;
     let (report, truth) = run_behind_sidecar(runtime, dialect, cutting_sidecar(), 9, long_job());
     let context = format!("{personality} {dialect}: {report:#?}");
-    let Outcome::Completed { task_id, artifact } = &report.outcome else {
-        panic!("no completion; {context}");
-    };
+    let (task_id, artifact) = completion(&report, &context);
     assert!(artifact.contains("chunk 30 of 30"), "{artifact}; {context}");
-    assert_eq!(
-        truth.state(task_id),
-        Some(TaskState::Completed),
-        "{context}"
-    );
-    assert_eq!(
-        divergences(&report, &truth),
-        Vec::<String>::new(),
-        "{context}"
-    );
+    assert_runtime_state(&truth, task_id, TaskState::Completed, &context);
+    assert_no_divergences(&report, &truth, &context);
 }
 
 #[test]

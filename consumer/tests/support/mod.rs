@@ -3,10 +3,12 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+use axum::Router;
 use meshsim_consumer::lifecycle::{Step, step};
 use meshsim_consumer::report::TaskView;
 use meshsim_consumer::{
-    Consumer, Deadlines, Job, JobReport, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
+    Consumer, Deadlines, Job, JobReport, NaiveConsumer, Outcome, ReconcilingConfig,
+    ReconcilingConsumer,
 };
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar, builtin};
@@ -63,38 +65,8 @@ pub fn run_job(
     seed: u64,
     job: Job,
 ) -> (JobReport, GroundTruth) {
-    let runtime = Runtime::new(personality, dialect, sim_clock(), seed);
-    let truth = runtime.truth();
-    let mut sim = turmoil::Builder::new()
-        .epoch(epoch())
-        .rng_seed(seed)
-        .simulation_duration(Duration::from_secs(300))
-        .build();
-    sim.host("agent", move || {
-        let router = runtime.router();
-        async move {
-            let listener = SimListener::bind(9000).await?;
-            match serve(listener, router).await {}
-        }
-    });
-    let slot: Rc<RefCell<Option<JobReport>>> = Rc::default();
-    let out = Rc::clone(&slot);
-    sim.client("consumer", async move {
-        let connector = TurmoilConnector::new(Duration::from_secs(1));
-        let consumer: Box<dyn Consumer> = match kind {
-            Kind::Naive => Box::new(NaiveConsumer::new(connector, Default::default(), seed)),
-            Kind::Reconciling => Box::new(ReconcilingConsumer::new(
-                connector,
-                ReconcilingConfig::default(),
-                seed,
-            )),
-        };
-        let report = consumer.run(job).await;
-        *out.borrow_mut() = Some(report);
-        Ok(())
-    });
-    sim.run().expect("the simulation runs");
-    let report = slot.borrow_mut().take().expect("the consumer reported");
+    let (sim, truth) = simulation_with_agent(personality, dialect, seed);
+    let report = run_consumer(sim, kind, seed, job);
     (report, truth)
 }
 
@@ -107,39 +79,102 @@ pub fn run_behind_sidecar(
     seed: u64,
     job: Job,
 ) -> (JobReport, GroundTruth) {
+    let (mut sim, truth) = simulation_with_agent(personality, dialect, seed);
+    serve_on(&mut sim, "edge", move || {
+        let backend = "http://agent:9000/".parse().expect("a URI");
+        sidecar.router(backend, TurmoilConnector::new(Duration::from_secs(1)))
+    });
+    let report = run_consumer(sim, Kind::Reconciling, seed, job);
+    (report, truth)
+}
+
+/// A simulation seeded with `seed` whose host `agent` serves `personality` speaking
+/// `dialect` on port 9000, with the runtime's ground truth.
+fn simulation_with_agent<'a>(
+    personality: Personality,
+    dialect: Dialect,
+    seed: u64,
+) -> (turmoil::Sim<'a>, GroundTruth) {
     let runtime = Runtime::new(personality, dialect, sim_clock(), seed);
     let truth = runtime.truth();
-    let mut sim = turmoil::Builder::new()
+    let mut sim = simulation(seed);
+    serve_on(&mut sim, "agent", move || runtime.router());
+    (sim, truth)
+}
+
+/// A turmoil simulation seeded with `seed`, starting at the shared epoch, that may run for
+/// 300 simulated seconds.
+fn simulation<'a>(seed: u64) -> turmoil::Sim<'a> {
+    turmoil::Builder::new()
         .epoch(epoch())
         .rng_seed(seed)
         .simulation_duration(Duration::from_secs(300))
-        .build();
-    sim.host("agent", move || {
-        let router = runtime.router();
+        .build()
+}
+
+/// Adds host `host` to `sim`, serving the router `router` makes on port 9000 (made afresh
+/// each time the host starts).
+fn serve_on(sim: &mut turmoil::Sim<'_>, host: &str, router: impl Fn() -> Router + 'static) {
+    sim.host(host, move || {
+        let router = router();
         async move {
             let listener = SimListener::bind(9000).await?;
             match serve(listener, router).await {}
         }
     });
-    sim.host("edge", move || {
-        let backend = "http://agent:9000/".parse().expect("a URI");
-        let router = sidecar.router(backend, TurmoilConnector::new(Duration::from_secs(1)));
-        async move {
-            let listener = SimListener::bind(9000).await?;
-            match serve(listener, router).await {}
-        }
-    });
+}
+
+/// The consumer of `kind`, seeded with `seed`, connecting over turmoil's network.
+fn consumer(kind: Kind, seed: u64) -> Box<dyn Consumer> {
+    let connector = TurmoilConnector::new(Duration::from_secs(1));
+    match kind {
+        Kind::Naive => Box::new(NaiveConsumer::new(connector, Default::default(), seed)),
+        Kind::Reconciling => Box::new(ReconcilingConsumer::new(
+            connector,
+            ReconcilingConfig::default(),
+            seed,
+        )),
+    }
+}
+
+/// Runs `job` with `kind` on client host `consumer` in `sim`, runs the simulation to its
+/// end, and returns the consumer's report.
+fn run_consumer(mut sim: turmoil::Sim<'_>, kind: Kind, seed: u64, job: Job) -> JobReport {
     let slot: Rc<RefCell<Option<JobReport>>> = Rc::default();
     let out = Rc::clone(&slot);
     sim.client("consumer", async move {
-        let connector = TurmoilConnector::new(Duration::from_secs(1));
-        let consumer = ReconcilingConsumer::new(connector, ReconcilingConfig::default(), seed);
-        *out.borrow_mut() = Some(consumer.run(job).await);
+        let report = consumer(kind, seed).run(job).await;
+        *out.borrow_mut() = Some(report);
         Ok(())
     });
     sim.run().expect("the simulation runs");
-    let report = slot.borrow_mut().take().expect("the consumer reported");
-    (report, truth)
+    slot.borrow_mut().take().expect("the consumer reported")
+}
+
+/// The id and artifact of the task the job completed; panics with `context` if the job's
+/// outcome is not a completion.
+#[track_caller]
+pub fn completion<'a>(report: &'a JobReport, context: &str) -> (&'a str, &'a str) {
+    let Outcome::Completed { task_id, artifact } = &report.outcome else {
+        panic!("no completion; {context}");
+    };
+    (task_id, artifact)
+}
+
+/// Asserts that the runtime's ground truth has task `task_id` in `state`.
+#[track_caller]
+pub fn assert_runtime_state(truth: &GroundTruth, task_id: &str, state: TaskState, context: &str) {
+    assert_eq!(truth.state(task_id), Some(state), "{context}");
+}
+
+/// Asserts that `report` has no [`divergences`] from the runtime's ground truth.
+#[track_caller]
+pub fn assert_no_divergences(report: &JobReport, truth: &GroundTruth, context: &str) {
+    assert_eq!(
+        divergences(report, truth),
+        Vec::<String>::new(),
+        "{context}"
+    );
 }
 
 /// How many times each state appears.
