@@ -252,7 +252,8 @@ pub fn real_vs_simulated(
         .collect()
 }
 
-/// Sweeps the incident for every personality under swarm faults on one, then two threads.
+/// Sweeps the incident for every personality under swarm faults on one, then two threads,
+/// after one untimed sweep to warm up.
 pub fn scaling(seeds: Range<u64>, tick: Duration) -> Scaling {
     let runtimes: Vec<RuntimeChoice> = PERSONALITIES
         .iter()
@@ -272,6 +273,9 @@ pub fn scaling(seeds: Range<u64>, tick: Duration) -> Scaling {
         let tally = matrix.clone().threads(threads).run_with(|_, _, _| {});
         tally.runs as f64 / start.elapsed().as_secs_f64().max(f64::MIN_POSITIVE)
     };
+    // Warm up first (allocator, lazily built statics, caches), so that `--jobs 1`, timed
+    // first, does not pay for what `--jobs 2` then gets for free.
+    rate(2);
     let one = rate(1);
     let two = rate(2);
     Scaling {
