@@ -135,3 +135,29 @@ fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working()
         result.violations
     );
 }
+
+/// Found by the swarm sweep (seed 2076, 1 of 220,500 runs): go-replaying's "#ask-twice" job
+/// (agent-2) resumes after the first answer with a duplicate `submitted`, its stream breaks
+/// after `working`, and every resubscribe replays the whole task: the first turn, the
+/// duplicate `submitted`, `working` and the second question. The replay extends what was
+/// applied; the consumer must apply the second question (and answer it), not judge it
+/// part of the replay and resubscribe until the job deadline.
+#[test]
+fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplicate_submitted() {
+    let mut spec = incident(
+        "jvm-reaping",
+        ConsumerChoice::Reconciling,
+        Dialect::V0_1,
+        2076,
+    );
+    spec.scenario = Scenario::HeterogeneousMesh;
+    spec.faults = Faults::Swarm;
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Holds,
+        "{}: {:?}",
+        spec.replay_command(None),
+        result.violations
+    );
+}

@@ -8,7 +8,9 @@
 //! - a state equal to the current one is a repeat, never applied twice;
 //! - a state that matches an applied one by timestamp or status-message id is a duplicate;
 //! - a `submitted` on a stream after the task has moved on opens an *alignment*: the next events
-//!   are held while they match the applied sequence from its start. When the whole applied
+//!   are held while they match the applied sequence from its start (a further `submitted`
+//!   among them is the duplicate a follow-up left in the peer's history, and is held without
+//!   consuming anything of the applied sequence). When the whole applied
 //!   sequence has been matched the held events were a replay (on a resubscribe at once, on a
 //!   turn once something new follows); when an event breaks the match, the held events were
 //!   live after all and are judged one by one (the `submitted` as a duplicate);
@@ -167,6 +169,14 @@ impl TaskLedger {
         }
         if let Some(alignment) = self.alignment.as_mut() {
             let cursor = alignment.cursor;
+            // A `submitted` is applied only first, so one past the start of the alignment
+            // never matches the applied sequence: it is the duplicate `submitted` a follow-up
+            // left in the peer's history (seen live or not). It is held, never applied, and
+            // the applied sequence is matched on after it.
+            if observation.state == TaskState::Submitted && cursor > 0 {
+                alignment.held.push(observation);
+                return rulings;
+            }
             if cursor < self.applied.len()
                 && self.applied[cursor].observation.state == observation.state
             {
@@ -560,6 +570,121 @@ mod tests {
                 .iter()
                 .all(|(_, verdict)| *verdict == Verdict::Applied)
         );
+    }
+
+    /// go-replaying's "#ask-twice" job: the answer to the first question resumes the task
+    /// with a duplicate `submitted`, the stream breaks after `working`, and the resubscribe
+    /// replays every event of the task, the duplicate `submitted` included, then the second
+    /// question. Only the second question is new.
+    fn replay_through_a_second_turn(stamps: [Option<&str>; 6]) -> Feed {
+        let mut feed = Feed::new();
+        feed.first_turn([stamps[0], stamps[1], stamps[2]]);
+        feed.connect();
+        feed.event(Turn, Submitted, stamps[3]);
+        feed.event(Turn, Working, stamps[4]);
+        feed.connect();
+        assert_eq!(
+            feed.applied_states(),
+            [Submitted, Working, InputRequired, Working]
+        );
+        assert_eq!(feed.verdicts()[3], (Submitted, Verdict::DuplicateSubmitted));
+        feed.connect();
+        let replay = [Submitted, Working, InputRequired, Submitted, Working];
+        for (state, stamp) in replay.into_iter().zip(stamps) {
+            feed.event(Resubscribe, state, stamp);
+        }
+        feed.event(Resubscribe, InputRequired, stamps[5]);
+        feed
+    }
+
+    #[test]
+    fn replay_extending_the_history_through_a_second_turn_applies_only_the_new_question() {
+        let stamped = [
+            T[0],
+            T[1],
+            T[2],
+            Some("2026-11-07T00:00:05.000Z"),
+            Some("2026-11-07T00:00:05.010Z"),
+            Some("2026-11-07T00:00:05.020Z"),
+        ];
+        for stamps in [[None; 6], stamped] {
+            let mut feed = replay_through_a_second_turn(stamps);
+            assert_eq!(
+                feed.applied_states(),
+                [Submitted, Working, InputRequired, Working, InputRequired]
+            );
+            assert_eq!(
+                feed.verdicts()[5..],
+                [
+                    (Submitted, Verdict::Replayed),
+                    (Working, Verdict::Replayed),
+                    (InputRequired, Verdict::Replayed),
+                    (Submitted, Verdict::Replayed),
+                    (Working, Verdict::Replayed),
+                    (InputRequired, Verdict::Applied),
+                ]
+            );
+            // The answer to the second question then completes the task.
+            feed.connect();
+            feed.event(Turn, Submitted, None);
+            feed.event(Turn, Working, None);
+            feed.event(Turn, Completed, None);
+            assert_eq!(
+                feed.applied_states(),
+                [
+                    Submitted,
+                    Working,
+                    InputRequired,
+                    Working,
+                    InputRequired,
+                    Working,
+                    Completed
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn replay_of_a_second_turn_that_brings_nothing_new_applies_nothing() {
+        let mut feed = Feed::new();
+        feed.first_turn([None; 3]);
+        feed.connect();
+        feed.event(Turn, Submitted, None);
+        feed.event(Turn, Working, None);
+        feed.connect();
+        for state in [Submitted, Working, InputRequired, Submitted, Working] {
+            feed.event(Resubscribe, state, None);
+        }
+        feed.connect();
+        assert_eq!(
+            feed.applied_states(),
+            [Submitted, Working, InputRequired, Working]
+        );
+        assert!(
+            feed.verdicts()[5..]
+                .iter()
+                .all(|(_, verdict)| *verdict == Verdict::Replayed)
+        );
+    }
+
+    #[test]
+    fn replay_with_a_duplicate_submitted_never_seen_live_still_aligns() {
+        // The follow-up's stream began after the duplicate `submitted` (or lost it); the
+        // replay still has it.
+        let mut feed = Feed::new();
+        feed.first_turn([None; 3]);
+        feed.connect();
+        feed.event(Turn, Working, None);
+        feed.connect();
+        let replay = [Submitted, Working, InputRequired, Submitted, Working];
+        for state in replay.into_iter().chain([InputRequired]) {
+            feed.event(Resubscribe, state, None);
+        }
+        assert_eq!(
+            feed.applied_states(),
+            [Submitted, Working, InputRequired, Working, InputRequired]
+        );
+        assert_eq!(feed.verdicts()[9], (InputRequired, Verdict::Applied));
     }
 
     #[test]
