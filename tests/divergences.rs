@@ -4,8 +4,8 @@
 
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
-    ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunSpec, RuntimeChoice, Scenario,
-    Verdict, run,
+    ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunResult, RunSpec, RuntimeChoice,
+    Scenario, Verdict, run,
 };
 use meshsim_sim::Seed;
 
@@ -20,6 +20,33 @@ fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64
         job_limit: None,
         tick: DEFAULT_TICK,
     }
+}
+
+/// The reconciling consumer's run of `scenario` under the seed's swarm faults.
+fn reconciling_under_swarm(
+    scenario: Scenario,
+    runtime: &str,
+    dialect: Dialect,
+    seed: u64,
+) -> RunSpec {
+    RunSpec {
+        scenario,
+        faults: Faults::Swarm,
+        ..incident(runtime, ConsumerChoice::Reconciling, dialect, seed)
+    }
+}
+
+/// Runs `spec` and asserts that it held every invariant (naming its replay command if not).
+fn assert_holds(spec: &RunSpec) -> RunResult {
+    let result = run(spec, &RunOptions::default()).unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Holds,
+        "{}: {:?}",
+        spec.replay_command(None),
+        result.violations
+    );
+    result
 }
 
 fn invariants(spec: &RunSpec) -> Vec<Invariant> {
@@ -73,15 +100,7 @@ fn naive_consumer_holds_against_the_correct_runtime() {
 fn reconciling_consumer_holds_where_the_naive_one_diverges() {
     for runtime in ["go-replaying", "jvm-reaping"] {
         for dialect in Dialect::ALL {
-            let spec = incident(runtime, ConsumerChoice::Reconciling, dialect, 7);
-            let result = run(&spec, &RunOptions::default()).unwrap();
-            assert_eq!(
-                result.verdict,
-                Verdict::Holds,
-                "{}: {:?}",
-                spec.replay_command(None),
-                result.violations
-            );
+            assert_holds(&incident(runtime, ConsumerChoice::Reconciling, dialect, 7));
         }
     }
 }
@@ -92,15 +111,8 @@ fn reconciling_consumer_holds_where_the_naive_one_diverges() {
 /// must notice before accepting.
 #[test]
 fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
-    let mut spec = incident(
-        "jvm-reaping",
-        ConsumerChoice::Reconciling,
-        Dialect::V0_1,
-        62,
-    );
-    spec.faults = Faults::Swarm;
-    let result = run(&spec, &RunOptions::default()).unwrap();
-    assert_eq!(result.verdict, Verdict::Holds, "{:?}", result.violations);
+    let spec = reconciling_under_swarm(Scenario::SeedIncident, "jvm-reaping", Dialect::V0_1, 62);
+    let result = assert_holds(&spec);
     let report = &result.reports[0];
     assert!(
         report
@@ -118,22 +130,12 @@ fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
 /// message id and text): the consumer must answer it instead of waiting out the job.
 #[test]
 fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working() {
-    let mut spec = incident(
+    assert_holds(&reconciling_under_swarm(
+        Scenario::HeterogeneousMesh,
         "python-correct",
-        ConsumerChoice::Reconciling,
         Dialect::V1_0,
         606,
-    );
-    spec.scenario = Scenario::HeterogeneousMesh;
-    spec.faults = Faults::Swarm;
-    let result = run(&spec, &RunOptions::default()).unwrap();
-    assert_eq!(
-        result.verdict,
-        Verdict::Holds,
-        "{}: {:?}",
-        spec.replay_command(None),
-        result.violations
-    );
+    ));
 }
 
 /// Found by the swarm sweep (seed 2076, 1 of 220,500 runs): go-replaying's "#ask-twice" job
@@ -144,20 +146,10 @@ fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working()
 /// part of the replay and resubscribe until the job deadline.
 #[test]
 fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplicate_submitted() {
-    let mut spec = incident(
+    assert_holds(&reconciling_under_swarm(
+        Scenario::HeterogeneousMesh,
         "jvm-reaping",
-        ConsumerChoice::Reconciling,
         Dialect::V0_1,
         2076,
-    );
-    spec.scenario = Scenario::HeterogeneousMesh;
-    spec.faults = Faults::Swarm;
-    let result = run(&spec, &RunOptions::default()).unwrap();
-    assert_eq!(
-        result.verdict,
-        Verdict::Holds,
-        "{}: {:?}",
-        spec.replay_command(None),
-        result.violations
-    );
+    ));
 }
