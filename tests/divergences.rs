@@ -153,3 +153,36 @@ fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplic
         2076,
     ));
 }
+
+/// The oracle dates a forbidden step when the consumer applied it (its `applied` trace
+/// line), not at the run's end.
+#[test]
+fn an_illegal_step_is_dated_when_the_consumer_applied_it() {
+    let spec = incident("go-replaying", ConsumerChoice::Naive, Dialect::V0_1, 0);
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let result = run(&spec, &options).unwrap();
+    let illegal = result
+        .violations
+        .iter()
+        .find(|v| v.invariant == Invariant::LegalPath)
+        .expect("the naive consumer applies `input-required -> submitted`");
+    assert!(illegal.at_ms < result.elapsed_ms, "{illegal:?}");
+    let trace = result.trace.as_ref().expect("kept");
+    let applied_at: Vec<u64> = trace
+        .events()
+        .iter()
+        .filter(|line| {
+            line["fields"]["event"] == "applied"
+                && Some(line["fields"]["task"].as_str()) == Some(illegal.task.as_deref())
+        })
+        .filter_map(|line| line["t_us"].as_u64())
+        .map(|micros| micros / 1000)
+        .collect();
+    assert!(
+        applied_at.contains(&illegal.at_ms),
+        "{illegal:?} not in {applied_at:?}"
+    );
+}

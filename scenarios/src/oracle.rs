@@ -2,9 +2,11 @@
 //! the simulation can see, and names every violation.
 
 use crate::invariant::Invariant;
+use meshsim_consumer::ledger::EventRef;
 use meshsim_consumer::{Job, JobReport, Outcome, PeerLifecycleProfile};
 use meshsim_protocol::TaskState;
 use meshsim_runtimes::{Fate, GroundTruth, TaskTruth};
+use meshsim_sim::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -40,6 +42,8 @@ pub struct Evidence<'a> {
     pub converged: bool,
     /// Simulated time at the end of the run.
     pub end: Duration,
+    /// The run's trace: when the consumer applied what (where it traced it).
+    pub trace: &'a Trace,
     /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this
     /// are times since the run started.
     pub epoch: Duration,
@@ -81,6 +85,27 @@ impl Evidence<'_> {
 
     fn end_ms(&self) -> u64 {
         millis(self.end)
+    }
+
+    /// When the consumer applied `event` to `task` in `job`, from its `applied` trace line,
+    /// in milliseconds since the start; `None` when it traced none (a user's consumer need
+    /// not). Only read when a violation needs it, so a passing run pays nothing.
+    fn applied_at(&self, job: &str, task: &str, event: &EventRef) -> Option<u64> {
+        self.trace
+            .lines()
+            .iter()
+            .filter(|line| line.contains(r#""event":"applied""#))
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .find(|line| {
+                let fields = &line["fields"];
+                line["target"] == "meshsim::consumer"
+                    && fields["job"] == job
+                    && fields["task"] == task
+                    && fields["connection"] == event.connection
+                    && fields["index"] == event.index
+            })
+            .and_then(|line| line["t_us"].as_u64())
+            .map(|micros| micros / 1000)
     }
 
     fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {
@@ -174,11 +199,14 @@ fn legal_path(
         for event in &view.applied {
             if !is_legal_step(current, event.to) {
                 let from = current.map_or("nothing".to_string(), |s: TaskState| s.to_string());
+                let at_ms = evidence
+                    .applied_at(&run.job.name, &view.task_id, &event.at)
+                    .unwrap_or_else(|| evidence.end_ms());
                 found.push(violation(
                     Invariant::LegalPath,
                     run,
                     Some(&view.task_id),
-                    evidence.end_ms(),
+                    at_ms,
                     format!(
                         "applied `{from} -> {}` (connection {}, position {}), which the task state machine forbids",
                         event.to, event.at.connection, event.at.index

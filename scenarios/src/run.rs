@@ -223,6 +223,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         profiles: &profiles,
         converged: run.record.converged,
         end: Duration::from_millis(run.record.elapsed_ms),
+        trace: &run.trace,
         epoch: epoch()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default(),
