@@ -21,18 +21,21 @@ fn last_json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(line).expect("the last line is JSON")
 }
 
+/// The naive consumer against go-replaying, seed 7 (index 2 is the seed).
+const SEED_7_NAIVE: [&str; 7] = [
+    "replay",
+    "--seed",
+    "7",
+    "--runtime",
+    "go-replaying",
+    "--consumer",
+    "naive",
+];
+
 #[test]
 fn replay_is_deterministic_and_seed_sensitive() {
-    let args = [
-        "replay",
-        "--seed",
-        "7",
-        "--runtime",
-        "go-replaying",
-        "--consumer",
-        "naive",
-        "--json",
-    ];
+    let mut args = SEED_7_NAIVE.to_vec();
+    args.push("--json");
     let (code, first, stderr) = meshsim(&args);
     assert_eq!(code, 0, "{stderr}");
     let (_, second, _) = meshsim(&args);
@@ -41,7 +44,7 @@ fn replay_is_deterministic_and_seed_sensitive() {
     assert_eq!(first, second, "the whole replay is byte for byte the same");
     assert_eq!(a["verdict"], "violated");
     assert!(first.contains("timeline"), "{first}");
-    let mut other = args;
+    let mut other = args.clone();
     other[2] = "8";
     let (_, third, _) = meshsim(&other);
     assert_ne!(a["trace_hash"], last_json(&third)["trace_hash"]);
@@ -52,18 +55,8 @@ fn replay_is_deterministic_and_seed_sensitive() {
 #[test]
 fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
     let at = |tick: &str| {
-        let args = [
-            "replay",
-            "--seed",
-            "7",
-            "--runtime",
-            "go-replaying",
-            "--consumer",
-            "naive",
-            "--tick-ms",
-            tick,
-            "--json",
-        ];
+        let mut args = SEED_7_NAIVE.to_vec();
+        args.extend(["--tick-ms", tick, "--json"]);
         let (code, stdout, stderr) = meshsim(&args);
         assert_eq!(code, 0, "{stderr}");
         last_json(&stdout)
