@@ -1,106 +1,21 @@
-//! The built-in personalities: the seed's three runtimes, exactly as its step table has
-//! them, and runtimes calibrated against real SDKs (`a2a-behaviour.md` §3).
+//! The built-in personalities: one JSON file each in `runtimes/personalities/`, embedded at
+//! build time (see `build.rs`), so that adding a built-in is adding a file. They are the
+//! seed's three runtimes, exactly as its step table has them, and runtimes calibrated
+//! against real SDKs (docs/personalities.md says where each comes from).
 
-use crate::personality::{
-    BusyFollowUp, CancelPolicy, CardClaims, FollowUp, FollowUpOpening, NewTaskOpening, Personality,
-    PersonalityError, Reaping, Resubscribe, SendReply, StreamClose, TerminalCancel, TurnOpening,
-    UnknownTask,
-};
-use meshsim_protocol::ErrorCode;
+use crate::personality::{Personality, PersonalityError};
 use std::path::Path;
 
-/// The names of every built-in personality, in the order `meshsim list` shows them.
-pub const BUILTIN_NAMES: [&str; 7] = [
-    "python-correct",
-    "go-replaying",
-    "jvm-reaping",
-    "a2a-python-1.3",
-    "a2a-js-1.3",
-    "a2a-go-2",
-    "a2a-java-1.2",
-];
+include!(concat!(env!("OUT_DIR"), "/builtin_personalities.rs"));
 
 /// A built-in personality by name.
+///
+/// The files are part of the program, so a broken one is a build defect: this names the
+/// file and the field and stops (every file is parsed by this crate's unit tests, so
+/// `cargo test -p meshsim-runtimes` catches it first).
 pub fn builtin(name: &str) -> Option<Personality> {
-    let personality = match name {
-        "python-correct" => seed_runtime(
-            name,
-            "The seed's Python a2a-sdk server: resubscribe reattaches, follow-ups resume",
-            "0.2.5",
-        ),
-        "go-replaying" => Personality {
-            resubscribe: Resubscribe::ReplayFromStart,
-            follow_up: FollowUp::ResumeWithDuplicateSubmitted,
-            send_reply: SendReply::OnAccept,
-            ..seed_runtime(
-                name,
-                "The seed's Go runtime: resubscribe replays every event from the start; a \
-                 follow-up resumes but emits a second `submitted`",
-                "1.4.0",
-            )
-        },
-        "jvm-reaping" => Personality {
-            reaping: Reaping::OnStreamClose,
-            unknown_task: UnknownTask::NewTask,
-            ..seed_runtime(
-                name,
-                "The seed's JVM runtime: its task store is keyed on the SSE connection, so a \
-                 task is reaped when its stream closes and a follow-up starts a new task",
-                "2.1.0",
-            )
-        },
-        "a2a-python-1.3" => Personality {
-            opening: TurnOpening {
-                new_task: NewTaskOpening::Snapshot,
-                follow_up: FollowUpOpening::None,
-            },
-            keep_alive_ms: Some(15_000),
-            busy_follow_up: BusyFollowUp::Queue,
-            ..sdk_runtime(
-                name,
-                "a2a-sdk (Python) 1.3.0 as observed on loopback",
-                "1.3.0",
-            )
-        },
-        "a2a-js-1.3" => Personality {
-            opening: TurnOpening {
-                new_task: NewTaskOpening::Snapshot,
-                follow_up: FollowUpOpening::Snapshot,
-            },
-            cancel: CancelPolicy {
-                // Measured by tests/interop_js.rs: cancel of a completed task is -32002.
-                terminal: TerminalCancel::ReturnCanceled,
-                ..CancelPolicy::default()
-            },
-            exact_version: true,
-            v0_3_compat: true,
-            // Measured with the A2A TCK against the real SDK (docs/conformance.md): it
-            // accepts any part media type, and refuses a non-JSON Content-Type with -32005.
-            check_input_modes: false,
-            check_content_type: true,
-            ..sdk_runtime(name, "@a2a-js/sdk 1.3.0 as observed on loopback", "1.3.0")
-        },
-        "a2a-go-2" => Personality {
-            resubscribe: Resubscribe::NotFoundUnlessActive,
-            stream_close: StreamClose::TerminalAndInputRequired,
-            terminal_send_error: ErrorCode::InvalidParams,
-            terminal_subscribe_error: ErrorCode::TaskNotFound,
-            cancel: CancelPolicy {
-                // a2a-go's canceler returns a canceled task as it is and refuses the other
-                // terminal states with ErrTaskNotCancelable; the A2A TCK's CORE-CANCEL-002
-                // (cancel of a completed task) caught this knob set to `return-task`.
-                terminal: TerminalCancel::ReturnCanceled,
-                ..CancelPolicy::default()
-            },
-            ..sdk_runtime(name, "a2a-go v2.x, from its code and issues", "2.0.0")
-        },
-        "a2a-java-1.2" => Personality {
-            stream_close: StreamClose::TerminalOnly,
-            ..sdk_runtime(name, "a2a-java 1.2, from its code and issues", "1.2.0")
-        },
-        _ => return None,
-    };
-    Some(personality)
+    let index = BUILTIN_NAMES.iter().position(|builtin| *builtin == name)?;
+    Some(parse_file(index).unwrap_or_else(|error| panic!("{error}")))
 }
 
 /// Every built-in personality, in [`BUILTIN_NAMES`] order.
@@ -113,8 +28,8 @@ pub fn builtins() -> Vec<Personality> {
 
 /// A built-in by name, or else a personality file at that path.
 pub fn resolve(name_or_path: &str) -> Result<Personality, PersonalityError> {
-    if let Some(personality) = builtin(name_or_path) {
-        return Ok(personality);
+    if let Some(index) = BUILTIN_NAMES.iter().position(|name| *name == name_or_path) {
+        return parse_file(index);
     }
     let path = Path::new(name_or_path);
     if !path.exists() {
@@ -126,38 +41,22 @@ pub fn resolve(name_or_path: &str) -> Result<Personality, PersonalityError> {
     Personality::load(path)
 }
 
-/// The seed's runtimes share everything but their lifecycle quirks: the Card claims
-/// streaming and state transition history, status updates open every stream, streams close
-/// at input-required (the seed's step 3).
-fn seed_runtime(name: &str, description: &str, version: &str) -> Personality {
-    Personality {
-        name: name.to_string(),
-        description: description.to_string(),
-        card: CardClaims {
-            name: name.to_string(),
-            version: version.to_string(),
-            streaming: true,
-            state_transition_history: true,
-            ..CardClaims::default()
-        },
-        ..Personality::default()
+/// The built-in at `index` of [`BUILTIN_NAMES`], which must carry its file's name.
+fn parse_file(index: usize) -> Result<Personality, PersonalityError> {
+    let name = BUILTIN_NAMES[index];
+    let origin = format!("runtimes/personalities/{name}.json");
+    let personality = Personality::from_json(BUILTIN_FILES[index], &origin)?;
+    if personality.name != name {
+        return Err(PersonalityError::Field {
+            path: origin,
+            field: "name".to_string(),
+            problem: format!(
+                "is `{}`, but a built-in carries its file's name, `{name}`",
+                personality.name
+            ),
+        });
     }
-}
-
-/// The SDK-calibrated runtimes start from the spec-correct defaults.
-fn sdk_runtime(name: &str, description: &str, version: &str) -> Personality {
-    Personality {
-        name: name.to_string(),
-        description: description.to_string(),
-        card: CardClaims {
-            name: name.to_string(),
-            version: version.to_string(),
-            streaming: true,
-            state_transition_history: false,
-            ..CardClaims::default()
-        },
-        ..Personality::default()
-    }
+    Ok(personality)
 }
 
 #[cfg(test)]
@@ -165,13 +64,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_name_resolves_to_a_personality_of_that_name() {
-        for name in BUILTIN_NAMES {
-            let personality = builtin(name).unwrap();
-            assert_eq!(personality.name, name);
+    fn every_file_parses_and_is_named_after_itself() {
+        assert!(!BUILTIN_NAMES.is_empty());
+        for (index, name) in BUILTIN_NAMES.iter().enumerate() {
+            let personality = parse_file(index).unwrap_or_else(|error| panic!("{error}"));
+            assert_eq!(&personality.name, name);
             assert_eq!(resolve(name).unwrap(), personality);
+            assert_eq!(builtin(name).unwrap(), personality);
         }
         assert_eq!(builtins().len(), BUILTIN_NAMES.len());
+    }
+
+    #[test]
+    fn the_seeds_runtimes_are_built_in() {
+        for name in ["python-correct", "go-replaying", "jvm-reaping"] {
+            assert!(BUILTIN_NAMES.contains(&name), "{name}");
+        }
     }
 
     #[test]

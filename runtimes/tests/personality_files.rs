@@ -1,4 +1,4 @@
-//! Personality files: the example in `runtimes/personalities/` loads and behaves as it
+//! Personality files: the example in `docs/` loads and behaves as it
 //! says; a bad file is refused with an error naming the file and the field.
 
 mod support;
@@ -12,7 +12,7 @@ use std::time::Duration;
 use support::{Client, Target, asserted_states};
 
 fn example_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("personalities/example-forgetful-replayer.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/example-forgetful-replayer.json")
 }
 
 /// A clock that moves with tokio's (paused) clock, from a fixed epoch.
