@@ -96,7 +96,7 @@ fn naive_consumer_loses_the_task_against_jvm_reaping() {
 
 #[test]
 fn only_the_seeds_misbehaving_runtimes_break_the_naive_consumer() {
-    for personality in meshsim_runtimes::BUILTIN_NAMES {
+    for &personality in meshsim_runtimes::BUILTIN_NAMES {
         for dialect in Dialect::ALL {
             for kind in [Kind::Naive, Kind::Reconciling] {
                 let (report, truth) = run_incident(personality, dialect, kind, 11);
