@@ -1,0 +1,132 @@
+//! The golden vectors decode, and encoding what was decoded reproduces each one (compared
+//! as JSON values); together they cover every message kind of every dialect.
+
+use crate::support::{Kind, Vector, vectors};
+use meshsim_protocol::{Dialect, Method, RpcResult, StreamEvent};
+use std::collections::BTreeSet;
+
+/// What a vector is an example of, e.g. `request SendMessage`, `event status-update`.
+fn example_of(vector: &Vector) -> String {
+    let codec = vector.dialect.codec();
+    match vector.kind {
+        Kind::Card => "card".to_string(),
+        Kind::Request => {
+            let request = codec.decode_request(&vector.document).expect("decodes");
+            format!("request {:?}", request.request.method())
+        }
+        Kind::Response => {
+            let response = codec
+                .decode_response(&vector.document, vector.method)
+                .expect("decodes");
+            match response.outcome {
+                Err(_) => "error".to_string(),
+                Ok(RpcResult::Task(_)) => "result task".to_string(),
+                Ok(RpcResult::Message(_)) => "result message".to_string(),
+                Ok(RpcResult::TaskList(_)) => "result task-list".to_string(),
+                Ok(RpcResult::Event(StreamEvent::Task(_))) => "event task".to_string(),
+                Ok(RpcResult::Event(StreamEvent::Message(_))) => "event message".to_string(),
+                Ok(RpcResult::Event(StreamEvent::StatusUpdate(_))) => {
+                    "event status-update".to_string()
+                }
+                Ok(RpcResult::Event(StreamEvent::ArtifactUpdate(_))) => {
+                    "event artifact-update".to_string()
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn decode_then_encode_reproduces_every_vector() {
+    for dialect in Dialect::ALL {
+        let codec = dialect.codec();
+        for vector in vectors(dialect) {
+            let encoded = match vector.kind {
+                Kind::Card => {
+                    let card = codec
+                        .decode_card(&vector.document)
+                        .unwrap_or_else(|e| panic!("{}: {e}", vector.name()));
+                    codec.encode_card(&card)
+                }
+                Kind::Request => {
+                    let request = codec
+                        .decode_request(&vector.document)
+                        .unwrap_or_else(|e| panic!("{}: {e}", vector.name()));
+                    codec.encode_request(&request)
+                }
+                Kind::Response => {
+                    let method = vector.method.unwrap_or_else(|| {
+                        panic!("{}: a response vector names its method", vector.name())
+                    });
+                    let response = codec
+                        .decode_response(&vector.document, Some(method))
+                        .unwrap_or_else(|e| panic!("{}: {e}", vector.name()));
+                    codec.encode_response_to(method, &response)
+                }
+            }
+            .unwrap_or_else(|e| panic!("{}: {e}", vector.name()));
+            assert_eq!(encoded.losses, vec![], "{}", vector.name());
+            assert_eq!(
+                encoded.value,
+                vector.document,
+                "{}: re-encoded\n{}\nexpected\n{}",
+                vector.name(),
+                serde_json::to_string_pretty(&encoded.value).unwrap(),
+                serde_json::to_string_pretty(&vector.document).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn vectors_cover_every_message_kind_of_every_dialect() {
+    for dialect in Dialect::ALL {
+        let covered: BTreeSet<String> = vectors(dialect).iter().map(example_of).collect();
+        let mut required: Vec<String> = vec!["card".into(), "error".into(), "result task".into()];
+        required.extend([
+            "event status-update".to_string(),
+            "event artifact-update".to_string(),
+        ]);
+        for method in Method::ALL {
+            if dialect.codec().method_name(method).is_some() {
+                required.push(format!("request {method:?}"));
+            }
+        }
+        if dialect != Dialect::V0_1 {
+            required.extend(["result message".to_string(), "event task".to_string()]);
+        }
+        if dialect == Dialect::V1_0 {
+            required.extend(["result task-list".to_string(), "event message".to_string()]);
+        }
+        for kind in required {
+            assert!(
+                covered.contains(&kind),
+                "{dialect} has no vector for {kind}; has {covered:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn vectors_decode_by_shape_and_detect_as_their_dialect() {
+    for dialect in Dialect::ALL {
+        for vector in vectors(dialect) {
+            let detected = meshsim_protocol::detect::detect(&vector.document);
+            if let Some(detection) = detected
+                && vector.kind == Kind::Card
+            {
+                assert_eq!(
+                    detection.dialect,
+                    dialect,
+                    "{}: {}",
+                    vector.name(),
+                    detection.reason
+                );
+            }
+            if vector.kind == Kind::Response {
+                let by_shape = dialect.codec().decode_response(&vector.document, None);
+                assert!(by_shape.is_ok(), "{}: {:?}", vector.name(), by_shape);
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Scenario-level outputs: the self-contained timeline page of a run.
+
+mod timeline;

@@ -1,0 +1,123 @@
+//! Shared by the interop tests (`tests/interop/python.rs`, `tests/interop/js.rs`): installs
+//! a real SDK with `interop/install.sh`, starts its small agent and `meshsim serve` as child
+//! processes that are killed when dropped, runs `meshsim probe`, plays the seed's script with
+//! the A2A client, and compares probe reports field by field.
+
+pub mod calibration;
+pub mod decoding;
+pub mod process;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The repository root (the root package's manifest directory).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where `interop/install.sh` installs: `target/interop`, unless `MESHSIM_INTEROP_DIR`.
+pub fn install_dir() -> PathBuf {
+    std::env::var_os("MESHSIM_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/interop"))
+}
+
+/// One of the real SDKs the tests run against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sdk {
+    /// a2a-sdk 1.3.0 (PyPI), `interop/python/agent.py`.
+    Python,
+    /// @a2a-js/sdk 1.3.0 (npm), `interop/js/agent.mjs`.
+    Js,
+}
+
+impl Sdk {
+    /// Its name for `interop/install.sh`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sdk::Python => "python",
+            Sdk::Js => "js",
+        }
+    }
+
+    /// The mock personality calibrated against it.
+    pub fn personality(self) -> &'static str {
+        match self {
+            Sdk::Python => "a2a-python-1.3",
+            Sdk::Js => "a2a-js-1.3",
+        }
+    }
+
+    /// The programs the SDK needs on the machine.
+    fn tools(self) -> &'static [&'static str] {
+        match self {
+            Sdk::Python => &["python3"],
+            Sdk::Js => &["node", "npm"],
+        }
+    }
+
+    /// The command that runs its agent on `port`.
+    pub fn agent_command(self, port: u16) -> Command {
+        let dir = install_dir();
+        let mut command = match self {
+            Sdk::Python => {
+                let mut command = Command::new(dir.join("venv/bin/python"));
+                command.arg(repo().join("interop/python/agent.py"));
+                command
+            }
+            Sdk::Js => {
+                let mut command = Command::new("node");
+                command
+                    .arg(repo().join("interop/js/agent.mjs"))
+                    .env("MESHSIM_INTEROP_NODE", dir.join("node"));
+                command
+            }
+        };
+        command
+            .args(["--port", &port.to_string(), "--exit-with-stdin"])
+            .env_remove("PORT");
+        command
+    }
+}
+
+/// Installs `sdk` with `interop/install.sh` (a no-op when already installed). `None`, with
+/// the reason printed, only when a program the SDK needs is not on this machine; a failed
+/// install is a test failure.
+pub fn install(sdk: Sdk) -> Option<()> {
+    for tool in sdk.tools() {
+        let found = Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| output.status.success());
+        if !found {
+            eprintln!(
+                "SKIPPED: the {} interop test needs `{tool}`, which is not on this machine",
+                sdk.name()
+            );
+            return None;
+        }
+    }
+    let output = Command::new("bash")
+        .arg(repo().join("interop/install.sh"))
+        .arg(sdk.name())
+        .output()
+        .expect("bash runs interop/install.sh");
+    assert!(
+        output.status.success(),
+        "interop/install.sh {} failed ({}):\n{}{}",
+        sdk.name(),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&output.stdout));
+    Some(())
+}
+
+/// A current-thread tokio runtime for the async steps.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
