@@ -1,7 +1,7 @@
 //! Which consumer a run drives: the two built in, or a user's own through a factory.
 
 use meshsim_consumer::{
-    ClientConfig, Consumer, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
+    ClientConfig, Connector, Consumer, NaiveConsumer, ReconcilingConfig, ReconcilingConsumer,
 };
 use meshsim_sim::TurmoilConnector;
 use std::fmt;
@@ -63,17 +63,33 @@ impl ConsumerChoice {
     /// The consumer for one run.
     pub fn build(&self, connector: TurmoilConnector, seed: u64) -> Box<dyn Consumer> {
         match self {
-            ConsumerChoice::Naive => Box::new(NaiveConsumer::new(connector, sim_client(), seed)),
-            ConsumerChoice::Reconciling => Box::new(ReconcilingConsumer::new(
-                connector,
-                ReconcilingConfig {
-                    client: sim_client(),
-                    ..ReconcilingConfig::default()
-                },
-                seed,
-            )),
+            ConsumerChoice::Naive => builtin_over(Builtin::Naive, connector, seed),
+            ConsumerChoice::Reconciling => builtin_over(Builtin::Reconciling, connector, seed),
             ConsumerChoice::Custom { factory, .. } => factory(connector, seed),
         }
+    }
+}
+
+/// A built-in consumer, by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    Naive,
+    Reconciling,
+}
+
+/// A built-in consumer over any connector, with [`sim_client`]'s limits: the simulation's
+/// turmoil connector, or real TCP (`meshsim consume`).
+pub fn builtin_over<C: Connector>(kind: Builtin, connector: C, seed: u64) -> Box<dyn Consumer> {
+    match kind {
+        Builtin::Naive => Box::new(NaiveConsumer::new(connector, sim_client(), seed)),
+        Builtin::Reconciling => Box::new(ReconcilingConsumer::new(
+            connector,
+            ReconcilingConfig {
+                client: sim_client(),
+                ..ReconcilingConfig::default()
+            },
+            seed,
+        )),
     }
 }
 

@@ -6,6 +6,7 @@
 //! dialect, faults) under the harness, and the [`oracle`] checks the consumer's reports
 //! against the runtimes' ground truth, naming each broken [`Invariant`].
 
+pub mod check;
 pub mod consumer_choice;
 pub mod expectation;
 pub mod invariant;

@@ -2,6 +2,8 @@
 //! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
 
 mod bench;
+mod check;
+mod consume;
 mod decode;
 mod list;
 mod probe;
@@ -63,6 +65,12 @@ pub enum Command {
     /// Shrink a failing run to the smallest fault plan and workload that still violates the
     /// same invariant, printed as a replay command.
     Shrink(shrink::ShrinkArgs),
+    /// Judge a consumer program written in any language: run it against the scenarios'
+    /// runtimes on real loopback TCP, strike the scenarios' faults at points of the
+    /// exchange, and check each run with the simulation's oracle (docs/check.md).
+    Check(check::CheckArgs),
+    /// Run a built-in consumer as a program that follows `meshsim check`'s contract.
+    Consume(consume::ConsumeArgs),
     /// Measure what a sweep costs: simulated seeds per second, the speedup over the same
     /// scenario on real TCP, the cost over the protocol floor, and --jobs scaling.
     Bench(bench::BenchArgs),
@@ -80,6 +88,8 @@ impl Command {
             Command::Replay(args) => replay::run(args),
             Command::Shrink(args) => shrink::run(args),
             Command::Bench(args) => bench::run(args),
+            Command::Check(args) => check::run(args),
+            Command::Consume(args) => consume::run(args),
         }
     }
 }

@@ -1,0 +1,240 @@
+"""A reconciling A2A consumer on the official Python client (a2a-sdk, as interop/install.sh
+pins it), run by `meshsim check` (docs/check.md).
+
+It does not take the Agent Card's word for the task's lifecycle:
+
+- it applies a state only when it moves the task forward (never the current state again,
+  never `submitted` twice, nothing after the end), so replayed history is not applied twice;
+- it does not resubscribe to learn where a task stands: it asks (`GetTask`), a sync point;
+- when the agent no longer knows the task (reaped with its stream, lost in a crash), it
+  records the task as gone and starts the job again, without streams for that agent, since
+  its tasks do not outlive them;
+- it owns the deadlines for `submitted` and `working`: past one it cancels the task and
+  starts again.
+
+Usage: meshsim check [...] -- python3 examples/consumers/python/reconciling.py
+"""
+
+import asyncio
+import time
+
+import httpx
+from a2a.client import A2ACardResolver, ClientConfig, create_client
+from a2a.types.a2a_pb2 import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
+from a2a.utils.errors import TaskNotFoundError
+
+from meshsim_contract import INTERRUPTED, TERMINAL, Order, Report, outcome_of, run, state_name
+
+POLL_SECONDS = 0.2
+MAX_DISPATCHES = 6
+
+
+class TaskGone(Exception):
+    """The agent no longer knows the task."""
+
+
+class Tracked:
+    """One task as far as the consumer applied it."""
+
+    def __init__(self):
+        self.task_id: str | None = None
+        self.context_id: str | None = None
+        self.state = None
+        self.since = time.monotonic()
+        self.artifacts: dict[str, str] = {}
+        self.status_text = ''
+
+
+class Reconciling:
+    def __init__(self, order: Order, report: Report, streaming_client, plain_client,
+                 streaming: bool):
+        self.order = order
+        self.report = report
+        self.streaming_client = streaming_client
+        self.plain_client = plain_client
+        self.streaming = streaming
+        self.connections = 0
+        self.messages = 0
+
+    def message(self, text: str, task: Tracked, follow_up: bool) -> Message:
+        self.messages += 1
+        return Message(
+            message_id=f'msg-{self.order.seed}-{self.messages}',
+            context_id=task.context_id or f'ctx-{self.order.seed}-{self.messages}',
+            task_id=task.task_id if follow_up else '',
+            role=Role.ROLE_USER,
+            parts=[Part(text=text)],
+        )
+
+    def apply(self, task: Tracked, state, connection: int, index: int, via: str) -> None:
+        """Applies `state` if it moves the task forward."""
+        current = task.state
+        if current in TERMINAL or state == current:
+            return
+        if state == TaskState.TASK_STATE_SUBMITTED and current is not None:
+            return  # history replayed, or a runtime that restarts the turn: not news
+        if state == TaskState.TASK_STATE_UNSPECIFIED:
+            return
+        self.report.applied(task.task_id, state, connection, index, via)
+        task.state = state
+        task.since = time.monotonic()
+
+    def take(self, task: Tracked, event, connection: int, index: int, via: str) -> bool:
+        """Takes in one event; whether it ends what the consumer reads."""
+        if event.HasField('task'):
+            snapshot = event.task
+            if task.task_id is None:
+                task.task_id = snapshot.id
+            if snapshot.id != task.task_id:
+                return False
+            task.context_id = snapshot.context_id or task.context_id
+            for artifact in snapshot.artifacts:
+                task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
+            status = snapshot.status
+        elif event.HasField('status_update'):
+            update = event.status_update
+            if task.task_id is None:
+                task.task_id = update.task_id
+            task.context_id = update.context_id or task.context_id
+            status = update.status
+        elif event.HasField('artifact_update'):
+            artifact = event.artifact_update.artifact
+            task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
+            return False
+        else:
+            return False
+        if status.HasField('message'):
+            task.status_text = text_of(status.message.parts)
+        self.apply(task, status.state, connection, index, via)
+        return task.state in INTERRUPTED or task.state in TERMINAL
+
+    async def send(self, task: Tracked, message: Message) -> None:
+        """Sends a message and takes in what comes back, streamed or whole."""
+        self.connections += 1
+        connection = self.connections
+        before = task.state
+        client = self.streaming_client if self.streaming else self.plain_client
+        index = 0
+        try:
+            async for event in client.send_message(SendMessageRequest(message=message)):
+                via = ('snapshot' if event.HasField('task') else 'status-update') \
+                    if self.streaming else 'result'
+                settles = self.take(task, event, connection, index, via)
+                index += 1
+                if settles and task.state != before:
+                    break
+        except TaskNotFoundError as error:
+            raise TaskGone() from error
+        except Exception as error:  # a cut stream or a reset: where the task is, GetTask says
+            print(f'send {connection}: {error!r}', flush=True)
+
+    async def confirm(self, task: Tracked) -> None:
+        """Asks the agent where the task stands."""
+        self.connections += 1
+        try:
+            snapshot = await self.plain_client.get_task(GetTaskRequest(id=task.task_id))
+        except TaskNotFoundError as error:
+            raise TaskGone() from error
+        except Exception as error:
+            print(f'get {self.connections}: {error!r}', flush=True)
+            return
+        for artifact in snapshot.artifacts:
+            task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
+        if snapshot.status.HasField('message'):
+            task.status_text = text_of(snapshot.status.message.parts)
+        self.apply(task, snapshot.status.state, self.connections, 0, 'result')
+
+    async def cancel(self, task: Tracked, reason: str) -> None:
+        """Cancels a task the consumer gives up on and records it."""
+        self.connections += 1
+        try:
+            answered = await self.plain_client.cancel_task(CancelTaskRequest(id=task.task_id))
+            cancel = {'result': 'answered', 'state': state_name(answered.status.state)}
+        except TaskNotFoundError:
+            cancel = {'result': 'task-gone'}
+        except Exception as error:
+            cancel = {'result': 'failed', 'error': repr(error)}
+        self.report.abandoned(task.task_id, reason, cancel)
+
+    def deadline_passed(self, task: Tracked) -> float | None:
+        limits = {
+            TaskState.TASK_STATE_SUBMITTED: self.order.submitted_deadline_s,
+            TaskState.TASK_STATE_WORKING: self.order.working_deadline_s,
+        }
+        limit = limits.get(task.state)
+        if limit is not None and time.monotonic() - task.since > limit:
+            return limit
+        return None
+
+    async def dispatch(self) -> bool:
+        """Runs one task of the job; whether the job has its outcome."""
+        task = Tracked()
+        try:
+            await self.send(task, self.message(self.order.request, task, follow_up=False))
+            if task.task_id is None:
+                await asyncio.sleep(POLL_SECONDS)
+                return False
+            answered = 0
+            while True:
+                if outcome_of(self.report, task.task_id, task.state,
+                              ''.join(task.artifacts.values()), task.status_text):
+                    return True
+                await self.confirm(task)
+                if task.state in TERMINAL:
+                    continue
+                limit = self.deadline_passed(task)
+                if limit is not None:
+                    self.report.deadline(task.task_id, task.state, int(limit * 1000))
+                    await self.cancel(task, 'deadline passed')
+                    return False
+                if task.state in INTERRUPTED and self.order.cancel_at_input_required:
+                    self.connections += 1
+                    answered_task = await self.plain_client.cancel_task(
+                        CancelTaskRequest(id=task.task_id))
+                    self.apply(task, answered_task.status.state, self.connections, 0, 'result')
+                elif task.state in INTERRUPTED and answered < 4:
+                    answered += 1
+                    await self.send(task, self.message(self.order.answer, task, follow_up=True))
+                else:
+                    await asyncio.sleep(POLL_SECONDS)
+        except TaskGone:
+            # Its tasks do not outlive their streams (or the agent lost it): start again,
+            # without streams.
+            self.report.abandoned(task.task_id, 'the agent no longer knows the task',
+                                  {'result': 'task-gone'})
+            self.streaming = False
+            return False
+
+    async def run(self) -> None:
+        for _ in range(MAX_DISPATCHES):
+            if await self.dispatch():
+                return
+        self.report.outcome('gave-up', reason=f'no outcome after {MAX_DISPATCHES} tasks')
+
+
+def text_of(parts) -> str:
+    return ''.join(part.text for part in parts)
+
+
+async def main(order: Order, report: Report) -> None:
+    timeout = httpx.Timeout(5.0, connect=1.0)
+    async with httpx.AsyncClient(timeout=timeout) as http:
+        card = await A2ACardResolver(http, order.agent_url).get_agent_card()
+        streaming_client = await create_client(
+            card, ClientConfig(streaming=True, httpx_client=http))
+        plain_client = await create_client(card, ClientConfig(streaming=False, httpx_client=http))
+        consumer = Reconciling(order, report, streaming_client, plain_client,
+                               bool(card.capabilities.streaming))
+        await consumer.run()
+
+
+if __name__ == '__main__':
+    run(main)

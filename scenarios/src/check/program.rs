@@ -1,0 +1,196 @@
+//! Running the consumer program under test: started in a process group of its own with the
+//! contract's environment, its output kept in a log, and killed with its whole group when
+//! it outlives the run's bound.
+
+use super::contract::Order;
+use serde::Serialize;
+use std::fmt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// How often a running program is looked at (it has no async wait without tokio's
+/// `process` feature, and a run lasts seconds, so 20 ms is a small price).
+const POLL: Duration = Duration::from_millis(20);
+
+/// The command line of the program under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+impl Program {
+    /// The name the program's reports go under: its script's file stem when it runs one
+    /// (`naive` for `python3 examples/consumers/python/naive.py`), else the command's.
+    pub fn name(&self) -> String {
+        let stem = |text: &str| {
+            Path::new(text)
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_else(|| text.to_string())
+        };
+        match self.args.iter().find(|arg| !arg.starts_with('-')) {
+            Some(script) if Path::new(script).extension().is_some() => stem(script),
+            _ => stem(&self.command),
+        }
+    }
+
+    /// The command line, quoted for a POSIX shell.
+    pub fn shell_words(&self) -> String {
+        std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(|word| shell_quote(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// `word` as one POSIX shell word.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// How a program's run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "ended")]
+pub enum Ending {
+    /// It exited with status 0.
+    Success,
+    /// It exited with another status, or was killed by a signal (`code` is then `None`).
+    Failed { code: Option<i32> },
+    /// It was still running at the bound and was killed with its process group.
+    TimedOut { bound_ms: u64 },
+    /// It could not be started.
+    NotStarted { error: String },
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ending::Success => f.write_str("exited 0"),
+            Ending::Failed { code: Some(code) } => write!(f, "exited with status {code}"),
+            Ending::Failed { code: None } => f.write_str("was killed by a signal"),
+            Ending::TimedOut { bound_ms } => write!(
+                f,
+                "was still running after {bound_ms} ms and was killed with its process group"
+            ),
+            Ending::NotStarted { error } => write!(f, "could not be started: {error}"),
+        }
+    }
+}
+
+/// Runs `program` for `order` with its output in `log`, killing it (and its process group)
+/// at `bound`.
+pub async fn run(program: &Program, order: &Order, log: &Path, bound: Duration) -> Ending {
+    let output = match std::fs::File::create(log) {
+        Ok(file) => file,
+        Err(error) => {
+            return Ending::NotStarted {
+                error: format!("cannot create its log {}: {error}", log.display()),
+            };
+        }
+    };
+    let errors = match output.try_clone() {
+        Ok(file) => file,
+        Err(error) => {
+            return Ending::NotStarted {
+                error: error.to_string(),
+            };
+        }
+    };
+    let mut command = Command::new(&program.command);
+    command
+        .args(&program.args)
+        .envs(order.env())
+        .stdin(Stdio::null())
+        .stdout(output)
+        .stderr(errors)
+        .process_group(0);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            return Ending::NotStarted {
+                error: format!("{}: {error}", program.command),
+            };
+        }
+    };
+    let group = child.id();
+    let mut waited = Duration::ZERO;
+    let ending = loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break Ending::Success,
+            Ok(Some(status)) => {
+                break Ending::Failed {
+                    code: status.code(),
+                };
+            }
+            Ok(None) if waited >= bound => {
+                kill_group(group);
+                let _ = child.wait();
+                break Ending::TimedOut {
+                    bound_ms: u64::try_from(bound.as_millis()).unwrap_or(u64::MAX),
+                };
+            }
+            Ok(None) => {
+                tokio::time::sleep(POLL).await;
+                waited += POLL;
+            }
+            Err(error) => {
+                kill_group(group);
+                let _ = child.wait();
+                break Ending::NotStarted {
+                    error: format!("cannot wait for it: {error}"),
+                };
+            }
+        }
+    };
+    // Whatever the program left running in its group goes with it.
+    kill_group(group);
+    ending
+}
+
+/// Kills every process of the group `group` (a program's, made with `process_group(0)`).
+fn kill_group(group: u32) {
+    if let Ok(group) = libc::pid_t::try_from(group) {
+        // SAFETY: killpg only sends a signal; an absent group is an ESRCH we ignore.
+        unsafe {
+            libc::killpg(group, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_is_named_after_its_script() {
+        let python = Program {
+            command: "python3".into(),
+            args: vec!["examples/consumers/python/naive.py".into()],
+        };
+        assert_eq!(python.name(), "naive");
+        let binary = Program {
+            command: "target/debug/meshsim".into(),
+            args: vec!["consume".into(), "--consumer".into(), "naive".into()],
+        };
+        assert_eq!(binary.name(), "meshsim");
+    }
+
+    #[test]
+    fn words_with_spaces_or_quotes_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("naive.py"), "naive.py");
+        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

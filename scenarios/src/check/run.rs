@@ -1,0 +1,323 @@
+//! One check run: a (seed, scenario, runtime, dialect) laid out on real loopback TCP, the
+//! consumer program started once per job of the scenario, and the run judged by the same
+//! oracle as the simulation, from the runtimes' task records (read in-process) and the
+//! programs' reports.
+
+use super::contract::{self, Order, ReportInvalid};
+use super::faults::{self, Strike};
+use super::program::{self, Ending, Program};
+use super::proxy::{Agent, Announce, StrikeLog};
+use crate::oracle::{self, Evidence, JobRun, Violation};
+use crate::run::RuntimeChoice;
+use crate::scenario::Scenario;
+use futures_util::future::join_all;
+use meshsim_consumer::{Job, JobReport};
+use meshsim_protocol::Dialect;
+use meshsim_protocol::clock::Clock;
+use meshsim_runtimes::{GroundTruth, Runtime};
+use meshsim_sim::seed::names;
+use meshsim_sim::sim_time::SimTime;
+use meshsim_sim::{Seed, Trace};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything that identifies a check run.
+#[derive(Debug, Clone)]
+pub struct CheckSpec {
+    pub seed: Seed,
+    pub scenario: Scenario,
+    pub runtime: RuntimeChoice,
+    pub dialect: Dialect,
+    pub program: Program,
+    /// The name the program's reports go under.
+    pub name: String,
+    /// How long a program may run before it is killed.
+    pub bound: Duration,
+    /// Which repetition of this run it is (from 0; `--repeat`).
+    pub repetition: u32,
+    /// Where reports and logs are written.
+    pub workdir: PathBuf,
+}
+
+impl CheckSpec {
+    /// The `meshsim check` command that runs this (seed, scenario, runtime, dialect) again.
+    pub fn rerun_command(&self) -> String {
+        format!(
+            "meshsim check --runtime {} --scenario {} --dialect {} --seed-range {}..{} --timeout-secs {} -- {}",
+            program::shell_quote(&self.runtime.label),
+            self.scenario,
+            self.dialect,
+            self.seed.value(),
+            self.seed.value() + 1,
+            self.bound.as_secs(),
+            self.program.shell_words()
+        )
+    }
+
+    /// A file-name-safe stem naming this run.
+    fn stem(&self) -> String {
+        let name = format!(
+            "{}-{}-{}-seed{}-r{}",
+            self.scenario,
+            self.runtime.label,
+            self.dialect,
+            self.seed.value(),
+            self.repetition
+        );
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// A check run's verdict, worst first: a program that failed or broke the contract is not
+/// judged as if it had run correctly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckVerdict {
+    /// A program exited non-zero, was killed at the bound or could not start.
+    ProgramFailed,
+    /// A program's report is missing or breaks the contract.
+    ReportInvalid,
+    /// The oracle found violations.
+    Violated,
+    Holds,
+}
+
+impl CheckVerdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckVerdict::ProgramFailed => "program-failed",
+            CheckVerdict::ReportInvalid => "report-invalid",
+            CheckVerdict::Violated => "violated",
+            CheckVerdict::Holds => "holds",
+        }
+    }
+}
+
+/// What became of one job's program.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobCheck {
+    pub job: String,
+    pub ending: Ending,
+    /// Why its report breaks the contract, if it does.
+    pub report_invalid: Option<ReportInvalid>,
+    /// The program's report and output.
+    pub report: PathBuf,
+    pub log: PathBuf,
+}
+
+/// What a check run produced.
+#[derive(Debug, Clone)]
+pub struct CheckResult {
+    pub spec: CheckSpec,
+    pub verdict: CheckVerdict,
+    pub jobs: Vec<JobCheck>,
+    pub violations: Vec<Violation>,
+    /// The faults that struck, in the order they did.
+    pub strikes: Vec<Strike>,
+    /// Wall time of the run.
+    pub elapsed_ms: u64,
+    pub reports: Vec<JobReport>,
+}
+
+impl CheckResult {
+    /// Deletes the run's reports and logs (a run that held needs no second look).
+    pub fn forget_files(&self) {
+        for job in &self.jobs {
+            let _ = std::fs::remove_file(&job.report);
+            let _ = std::fs::remove_file(&job.log);
+        }
+    }
+
+    /// One line per problem: programs that failed, reports that break the contract, and
+    /// the oracle's violations.
+    pub fn problems(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for job in &self.jobs {
+            if job.ending != Ending::Success {
+                lines.push(format!(
+                    "program-failed: job {}: the program {} (its output: {})",
+                    job.job,
+                    job.ending,
+                    job.log.display()
+                ));
+            }
+            if let Some(invalid) = &job.report_invalid {
+                lines.push(format!("report-invalid: job {}: {invalid}", job.job));
+            }
+        }
+        for violation in &self.violations {
+            lines.push(format!(
+                "{}: job {}{}: {}",
+                violation.invariant,
+                violation.job,
+                violation
+                    .task
+                    .as_ref()
+                    .map(|task| format!(" task {task}"))
+                    .unwrap_or_default(),
+                violation.detail
+            ));
+        }
+        lines
+    }
+}
+
+/// Runs `spec` and judges it; `announce` hears each fault as it strikes.
+pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<CheckResult, String> {
+    let clock = Clock::wall();
+    let started = clock.now();
+    let layout = spec
+        .scenario
+        .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
+    let plan = faults::plan(spec.scenario, spec.seed);
+    let strikes = StrikeLog::announced(announce);
+    let mut truths: BTreeMap<String, GroundTruth> = BTreeMap::new();
+    let mut agents = Vec::new();
+    let mut servers = Vec::new();
+    let mut urls = Vec::new();
+    for (index, spec_agent) in layout.agents.iter().enumerate() {
+        let host_seed = spec
+            .seed
+            .derive(names::HOSTS)
+            .derive(&spec_agent.host)
+            .value();
+        let runtime = Runtime::new(
+            spec_agent.personality.clone(),
+            spec.dialect,
+            clock.clone(),
+            host_seed,
+        );
+        truths.insert(spec_agent.host.clone(), runtime.truth());
+        let triggers = plan
+            .iter()
+            .filter(|aimed| aimed.agent == index)
+            .map(|aimed| aimed.trigger)
+            .collect();
+        let agent = Agent::start(&spec_agent.host, runtime, triggers, strikes.clone())
+            .map_err(|error| format!("cannot start the runtime: {error}"))?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|error| format!("cannot listen on loopback: {error}"))?;
+        let address = listener
+            .local_addr()
+            .map_err(|error| format!("cannot read the proxy's address: {error}"))?;
+        servers.push(tokio::spawn(meshsim_sim::serve(listener, agent.router())));
+        urls.push(format!("http://{address}"));
+        agents.push(agent);
+    }
+
+    let consumer_seed = spec.seed.derive("consumer");
+    let stem = spec.stem();
+    let orders: Vec<(Order, String, PathBuf)> = layout
+        .jobs
+        .iter()
+        .map(|job| {
+            let order = Order {
+                job: Job {
+                    name: job.name.clone(),
+                    peer: urls[job.agent].clone(),
+                    request: job.request.clone(),
+                    answer: job.answer.clone(),
+                    deadlines: job.deadlines,
+                    cancel_at_input_required: job.cancel_at_input_required,
+                },
+                dialect: spec.dialect,
+                seed: consumer_seed.derive(&job.name).value(),
+                report: spec
+                    .workdir
+                    .join(format!("{stem}-{}.report.jsonl", job.name)),
+            };
+            let log = spec.workdir.join(format!("{stem}-{}.log", job.name));
+            (order, layout.agents[job.agent].host.clone(), log)
+        })
+        .collect();
+    let endings = join_all(
+        orders
+            .iter()
+            .map(|(order, _, log)| program::run(&spec.program, order, log, spec.bound)),
+    )
+    .await;
+    let end = clock.now().saturating_sub(started);
+
+    let mut jobs = Vec::new();
+    let mut job_runs = Vec::new();
+    for ((order, host, log), ending) in orders.into_iter().zip(endings) {
+        let parsed = match std::fs::read_to_string(&order.report) {
+            Ok(text) => contract::parse_report(&text, &order.job, &spec.name),
+            Err(error) => Err(ReportInvalid {
+                line: None,
+                field: None,
+                problem: format!("no report at {}: {error}", order.report.display()),
+            }),
+        };
+        let (report, report_invalid) = match parsed {
+            Ok(report) => (Some(report), None),
+            Err(invalid) => (None, Some(invalid)),
+        };
+        jobs.push(JobCheck {
+            job: order.job.name.clone(),
+            ending,
+            report_invalid,
+            report: order.report.clone(),
+            log,
+        });
+        job_runs.push(JobRun {
+            job: order.job,
+            host,
+            report,
+        });
+    }
+    let empty_trace: Trace = meshsim_sim::Recorder::new(SimTime::new()).trace();
+    let violations = oracle::check(&Evidence {
+        jobs: &job_runs,
+        truths: &truths,
+        profiles: &BTreeMap::new(),
+        converged: true,
+        end,
+        trace: &empty_trace,
+        epoch: started,
+    });
+    for agent in &agents {
+        agent.stop();
+    }
+    for server in servers {
+        server.abort();
+    }
+    let verdict = jobs
+        .iter()
+        .map(|job| {
+            if job.ending != Ending::Success {
+                CheckVerdict::ProgramFailed
+            } else if job.report_invalid.is_some() {
+                CheckVerdict::ReportInvalid
+            } else {
+                CheckVerdict::Holds
+            }
+        })
+        .chain(std::iter::once(if violations.is_empty() {
+            CheckVerdict::Holds
+        } else {
+            CheckVerdict::Violated
+        }))
+        .min()
+        .unwrap_or(CheckVerdict::Holds);
+    Ok(CheckResult {
+        spec: spec.clone(),
+        verdict,
+        jobs,
+        violations,
+        strikes: strikes.strikes(),
+        elapsed_ms: u64::try_from(end.as_millis()).unwrap_or(u64::MAX),
+        reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
+    })
+}

@@ -1,0 +1,296 @@
+//! `meshsim check ... -- COMMAND [ARGS...]`: runs a consumer program written in any
+//! language once per (runtime, scenario, dialect, seed) against the scenario's runtimes on
+//! real loopback TCP, with the scenario's faults struck by a proxy at points of the
+//! exchange, and judges each run with the simulation's oracle (docs/check.md). Prints a
+//! verdict table, or with `--json` one JSON line per run and a summary line; exit 0
+//! exactly when every run held, 1 when one did not, 2 on bad usage.
+
+use crate::cli::selection::SeedRange;
+use clap::Args;
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::check::sweep::{AnnounceRun, Cell};
+use meshsim_scenarios::check::{CheckResult, CheckSweep, CheckTally, CheckVerdict, Program};
+use meshsim_scenarios::matrix::{DEFAULT_SEEDS, default_threads};
+use meshsim_scenarios::{RuntimeChoice, Scenario};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The runtimes checked when none is named: the seed's three.
+const SEED_RUNTIMES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Runtimes to check against: built-in names or personality files (repeat the flag;
+    /// default: python-correct, go-replaying, jvm-reaping).
+    #[arg(long)]
+    runtime: Vec<String>,
+    /// Scenarios (repeat the flag; default: all). Their faults are struck by the proxy
+    /// as triggers on the exchange (docs/check.md).
+    #[arg(long)]
+    scenario: Vec<Scenario>,
+    /// Dialects the runtimes speak (repeat the flag; default: v1.0).
+    #[arg(long)]
+    dialect: Vec<Dialect>,
+    /// Seeds 0..N for every (runtime, scenario, dialect).
+    #[arg(long, conflicts_with = "seed_range")]
+    seeds: Option<u64>,
+    /// Seeds A..B (A inclusive, B exclusive).
+    #[arg(long)]
+    seed_range: Option<SeedRange>,
+    /// Run each seed this many times; with 2, say when its verdicts or faults differ.
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=10))]
+    repeat: u32,
+    /// Runs at once, each on its own loopback ports (default: the machine's cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    jobs: Option<u32>,
+    /// Kill a program (and its process group) still running after this many seconds.
+    #[arg(long, default_value = "60", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout_secs: u64,
+    /// The consumer's name in reports (default: the program's script or command name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where programs write reports and logs (default: a directory under the system's
+    /// temporary directory). Files of runs that held are removed.
+    #[arg(long, value_name = "DIR")]
+    workdir: Option<PathBuf>,
+    /// One JSON line per run, then a summary line, instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// The consumer program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    let sweep = match sweep(&args) {
+        Ok(sweep) => sweep,
+        Err(problem) => {
+            eprintln!("meshsim check: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    let json = args.json;
+    let announce: AnnounceRun = Arc::new(move |spec, strike| {
+        eprintln!(
+            "fault struck: {} seed {} {} ({}): {strike}",
+            spec.scenario,
+            spec.seed.value(),
+            spec.runtime.label,
+            spec.dialect
+        );
+    });
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let tally = sweep.run(Some(announce), |result| {
+        if json {
+            let _ = writeln!(out, "{}", run_json(result));
+        } else if result.verdict != CheckVerdict::Holds {
+            let _ = write!(out, "{}", run_text(result));
+        }
+    });
+    let tally = match tally {
+        Ok(tally) => tally,
+        Err(problem) => {
+            eprintln!("meshsim check: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    if json {
+        let _ = writeln!(out, "{}", summary_json(&tally, &sweep));
+    } else {
+        let _ = write!(out, "{}", table(&tally, &sweep));
+    }
+    if tally.all_hold() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
+    let runtimes = if args.runtime.is_empty() {
+        SEED_RUNTIMES
+            .iter()
+            .map(|name| RuntimeChoice::resolve(name))
+            .collect()
+    } else {
+        args.runtime
+            .iter()
+            .map(|name| RuntimeChoice::resolve(name))
+            .collect::<Result<Vec<_>, _>>()
+    }?;
+    let scenarios = if args.scenario.is_empty() {
+        Scenario::ALL.to_vec()
+    } else {
+        args.scenario.clone()
+    };
+    let dialects = if args.dialect.is_empty() {
+        vec![Dialect::V1_0]
+    } else {
+        args.dialect.clone()
+    };
+    let seeds = match (&args.seed_range, args.seeds) {
+        (Some(SeedRange(range)), _) => range.clone(),
+        (None, Some(0)) => return Err("--seeds must be at least 1".to_string()),
+        (None, Some(count)) => 0..count,
+        (None, None) => 0..DEFAULT_SEEDS,
+    };
+    let (command, rest) = args
+        .command
+        .split_first()
+        .ok_or("no program to check: put it after `--`")?;
+    let program = Program {
+        command: command.clone(),
+        args: rest.to_vec(),
+    };
+    let workdir = args.workdir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("meshsim-check-{}", std::process::id()))
+    });
+    Ok(CheckSweep {
+        runtimes,
+        scenarios,
+        dialects,
+        seeds,
+        repeat: args.repeat,
+        jobs: args.jobs.map_or_else(default_threads, |jobs| jobs as usize),
+        name: args.name.clone().unwrap_or_else(|| program.name()),
+        program,
+        bound: Duration::from_secs(args.timeout_secs),
+        workdir,
+    })
+}
+
+/// One run as a JSON object.
+fn run_json(result: &CheckResult) -> serde_json::Value {
+    let spec = &result.spec;
+    json!({
+        "seed": spec.seed.value(),
+        "scenario": spec.scenario,
+        "runtime": spec.runtime.label,
+        "dialect": spec.dialect,
+        "consumer": spec.name,
+        "repetition": spec.repetition,
+        "verdict": result.verdict.name(),
+        "violations": result.violations,
+        "programs": result.jobs,
+        "faults": result.strikes,
+        "elapsed_ms": result.elapsed_ms,
+        "rerun": spec.rerun_command(),
+    })
+}
+
+/// A run that did not hold, in words.
+fn run_text(result: &CheckResult) -> String {
+    let spec = &result.spec;
+    let mut text = format!(
+        "{} seed {} {} {} ({}): {}\n",
+        spec.name,
+        spec.seed.value(),
+        spec.scenario,
+        spec.runtime.label,
+        spec.dialect,
+        result.verdict.name().to_uppercase()
+    );
+    for strike in &result.strikes {
+        let _ = writeln!(text, "   fault: {strike}");
+    }
+    for problem in result.problems() {
+        let _ = writeln!(text, "   {problem}");
+    }
+    let _ = writeln!(text, "   rerun: {}", spec.rerun_command());
+    text
+}
+
+fn summary_json(tally: &CheckTally, sweep: &CheckSweep) -> serde_json::Value {
+    json!({"summary": {
+        "runs": tally.runs,
+        "holds": tally.holds,
+        "violated": tally.violated,
+        "report_invalid": tally.report_invalid,
+        "program_failed": tally.program_failed,
+        "errors": tally.errors,
+        "unstable": tally.unstable,
+        "runs_per_sec": (tally.runs_per_sec * 100.0).round() / 100.0,
+        "seeds": [sweep.seeds.start, sweep.seeds.end],
+        "repeat": sweep.repeat,
+    }})
+}
+
+/// The verdict table: a row per scenario and runtime, a column per dialect.
+fn table(tally: &CheckTally, sweep: &CheckSweep) -> String {
+    let dialects: Vec<String> = sweep.dialects.iter().map(ToString::to_string).collect();
+    let row_width = sweep
+        .runtimes
+        .iter()
+        .map(|runtime| runtime.label.len() + 3)
+        .max()
+        .unwrap_or(10)
+        .max("scenario / runtime".len());
+    let cell_width = tally
+        .cells
+        .values()
+        .map(|cell| cell_text(cell).len())
+        .max()
+        .unwrap_or(10)
+        .max(6);
+    let mut out = format!("\n{:row_width$}", "scenario / runtime");
+    for dialect in &dialects {
+        let _ = write!(out, " {dialect:>cell_width$}");
+    }
+    out.push('\n');
+    let mut last_scenario = String::new();
+    for ((scenario, runtime, _), _) in &tally.cells {
+        if *scenario != last_scenario {
+            let _ = writeln!(out, "{scenario}");
+            last_scenario = scenario.clone();
+        } else if out.contains(&format!("   {runtime}\n")) {
+            continue;
+        }
+        let _ = write!(out, "{:row_width$}", format!("   {runtime}"));
+        for dialect in &dialects {
+            let key = (scenario.clone(), runtime.clone(), dialect.clone());
+            let text = tally.cells.get(&key).map(cell_text).unwrap_or_default();
+            let _ = write!(out, " {text:>cell_width$}");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "\nruns {}: {} held, {} violated, {} invalid reports, {} programs failed; {:.2} runs/s",
+        tally.runs,
+        tally.holds,
+        tally.violated,
+        tally.report_invalid,
+        tally.program_failed,
+        tally.runs_per_sec
+    );
+    for rerun in &tally.unstable {
+        let _ = writeln!(out, "unstable (repetitions differ): {rerun}");
+    }
+    for error in &tally.errors {
+        let _ = writeln!(out, "could not run: {error}");
+    }
+    out
+}
+
+fn cell_text(cell: &Cell) -> String {
+    if cell.held == cell.runs {
+        return format!("held {}", cell.runs);
+    }
+    let problems: Vec<String> = cell
+        .problems
+        .iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect();
+    format!(
+        "FAILED {}/{}: {}",
+        cell.runs - cell.held,
+        cell.runs,
+        problems.join(", ")
+    )
+}

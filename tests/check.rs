@@ -1,0 +1,290 @@
+//! `meshsim check` end to end: consumer programs run against the runtimes on loopback TCP,
+//! judged by the oracle. Programs that misbehave get clear verdicts and the sweep goes on;
+//! the same seed strikes its faults at the same exchange points; the built-in consumers run
+//! as programs (`meshsim consume`) get the simulation's verdicts; and the example consumers
+//! on the official Python and JavaScript SDKs (installed by `interop/install.sh`) show the
+//! seed's divergences, or hold.
+
+mod interop_support;
+
+use interop_support::{Sdk, install, install_dir, repo};
+use meshsim_protocol::Dialect;
+use meshsim_scenarios::{
+    ConsumerChoice, DEFAULT_TICK, Faults, RunOptions, RunSpec, RuntimeChoice, Scenario,
+};
+use meshsim_sim::Seed;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+const SEED_RUNTIMES: [&str; 3] = ["go-replaying", "jvm-reaping", "python-correct"];
+
+/// Runs `meshsim check ARGS -- PROGRAM` with `--json`; its exit code, the run lines and the
+/// summary.
+fn check(args: &[&str], program: &[&str]) -> (i32, Vec<Value>, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .arg("check")
+        .args(args)
+        .arg("--json")
+        .arg("--")
+        .args(program)
+        .current_dir(repo())
+        // Where examples/consumers/js finds @a2a-js/sdk.
+        .env("MESHSIM_INTEROP_NODE", install_dir().join("node"))
+        .output()
+        .expect("meshsim runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let summary = lines.pop().expect("a summary line");
+    assert!(
+        summary.get("summary").is_some(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.code().unwrap_or(-1), lines, summary)
+}
+
+/// The invariants a run line names, sorted.
+fn invariants(run: &Value) -> BTreeSet<String> {
+    run["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|violation| violation["invariant"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+/// (runtime, dialect, seed) -> (verdict, invariants) of every run line.
+fn verdicts(runs: &[Value]) -> BTreeMap<(String, String, u64), (String, BTreeSet<String>)> {
+    runs.iter()
+        .map(|run| {
+            (
+                (
+                    run["runtime"].as_str().unwrap_or("?").to_string(),
+                    run["dialect"].as_str().unwrap_or("?").to_string(),
+                    run["seed"].as_u64().unwrap_or(u64::MAX),
+                ),
+                (
+                    run["verdict"].as_str().unwrap_or("?").to_string(),
+                    invariants(run),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn meshsim() -> &'static str {
+    env!("CARGO_BIN_EXE_meshsim")
+}
+
+#[test]
+fn a_malformed_report_an_exit_3_and_a_sleeper_each_get_a_clear_verdict_and_the_sweep_goes_on() {
+    let dir = std::env::temp_dir().join(format!("meshsim-check-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let counter = dir.join("runs");
+    // Run n (counted in a file; --jobs 1 runs them in order) misbehaves in its own way.
+    let script = format!(
+        r#"n=$(( $(cat {counter} 2>/dev/null || echo 0) + 1 )); echo $n > {counter}
+case $n in
+  1) printf '{{"kind":"applied","task":"t","state":"wroking","source":{{"connection":1,"index":0,"via":"snapshot"}}}}\n' > "$MESHSIM_REPORT" ;;
+  2) exit 3 ;;
+  3) sleep 1000 ;;
+  *) exec {meshsim} consume --consumer reconciling ;;
+esac"#,
+        counter = counter.display(),
+        meshsim = meshsim(),
+    );
+    let (code, runs, summary) = check(
+        &[
+            "--runtime",
+            "python-correct",
+            "--scenario",
+            "seed-incident",
+            "--seeds",
+            "4",
+            "--jobs",
+            "1",
+            "--timeout-secs",
+            "3",
+        ],
+        &["sh", "-c", &script],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{runs:#?}");
+    assert_eq!(
+        runs.len(),
+        4,
+        "the sweep went on after each failure: {runs:#?}"
+    );
+    let verdict = |index: usize| runs[index]["verdict"].as_str().unwrap().to_string();
+    let program = |index: usize| runs[index]["programs"][0].clone();
+
+    assert_eq!(verdict(0), "report-invalid");
+    let invalid = &program(0)["report_invalid"];
+    assert_eq!(invalid["line"], 1, "{invalid}");
+    assert_eq!(invalid["field"], "state", "{invalid}");
+    assert!(
+        invalid["problem"].as_str().unwrap().contains("wroking"),
+        "{invalid}"
+    );
+
+    assert_eq!(verdict(1), "program-failed");
+    assert_eq!(program(1)["ended"], "failed");
+    assert_eq!(program(1)["code"], 3);
+
+    assert_eq!(verdict(2), "program-failed");
+    assert_eq!(program(2)["ended"], "timed-out");
+    assert_eq!(program(2)["bound_ms"], 3000);
+
+    assert_eq!(verdict(3), "holds", "{:#}", runs[3]);
+    assert_eq!(summary["summary"]["holds"], 1);
+    assert_eq!(summary["summary"]["report_invalid"], 1);
+    assert_eq!(summary["summary"]["program_failed"], 2);
+}
+
+#[test]
+fn the_same_seed_strikes_its_faults_at_the_same_exchange_points() {
+    let consume = [meshsim(), "consume", "--consumer", "reconciling"];
+    let (_, runs, summary) = check(
+        &[
+            "--runtime",
+            "python-correct",
+            "--runtime",
+            "go-replaying",
+            "--scenario",
+            "crash-bounce",
+            "--scenario",
+            "sidecar-cut",
+            "--scenario",
+            "partition-during-resubscribe",
+            "--seeds",
+            "2",
+            "--repeat",
+            "2",
+        ],
+        &consume,
+    );
+    assert_eq!(runs.len(), 2 * 3 * 2 * 2, "{summary}");
+    for pair in runs.chunks(2) {
+        let (first, second) = (&pair[0], &pair[1]);
+        assert_eq!(first["rerun"], second["rerun"]);
+        assert_eq!(
+            (first["repetition"].as_u64(), second["repetition"].as_u64()),
+            (Some(0), Some(1))
+        );
+        let faults = first["faults"].as_array().unwrap();
+        assert!(!faults.is_empty(), "a fault struck in {}", first["rerun"]);
+        assert_eq!(first["faults"], second["faults"], "{}", first["rerun"]);
+    }
+}
+
+#[test]
+fn the_built_in_consumers_as_programs_get_the_simulations_verdicts_on_the_incident() {
+    for consumer in ["naive", "reconciling"] {
+        let mut args = vec!["--scenario", "seed-incident", "--seeds", "1"];
+        for runtime in SEED_RUNTIMES {
+            args.extend(["--runtime", runtime]);
+        }
+        for dialect in Dialect::ALL {
+            args.extend(["--dialect", dialect.name()]);
+        }
+        let (_, runs, _) = check(&args, &[meshsim(), "consume", "--consumer", consumer]);
+        let checked = verdicts(&runs);
+        assert_eq!(checked.len(), SEED_RUNTIMES.len() * Dialect::ALL.len());
+        for runtime in SEED_RUNTIMES {
+            for dialect in Dialect::ALL {
+                let spec = RunSpec {
+                    seed: Seed::new(0),
+                    scenario: Scenario::SeedIncident,
+                    runtime: RuntimeChoice::resolve(runtime).unwrap(),
+                    consumer: ConsumerChoice::builtin(consumer).unwrap(),
+                    dialect,
+                    faults: Faults::None,
+                    job_limit: None,
+                    tick: DEFAULT_TICK,
+                };
+                let simulated = meshsim_scenarios::run(&spec, &RunOptions::default()).unwrap();
+                let expected: BTreeSet<String> = simulated
+                    .violations
+                    .iter()
+                    .map(|violation| violation.invariant.to_string())
+                    .collect();
+                let key = (runtime.to_string(), dialect.name().to_string(), 0);
+                assert_eq!(
+                    checked[&key].1, expected,
+                    "{consumer} against {runtime} in {dialect}: check {:?}, simulation {:?}",
+                    checked[&key], simulated.violations
+                );
+            }
+        }
+    }
+}
+
+/// The must-show command's arguments: the seed's three runtimes on its incident, 3 seeds.
+fn incident_args() -> Vec<&'static str> {
+    let mut args = vec!["--scenario", "seed-incident", "--seeds", "3"];
+    for runtime in SEED_RUNTIMES {
+        args.extend(["--runtime", runtime]);
+    }
+    args
+}
+
+/// The seed's divergences: the naive consumer double-applies against go-replaying, believes
+/// in a reaped task against jvm-reaping, and holds against python-correct.
+fn assert_naive_divergences(runs: &[Value]) {
+    assert_eq!(runs.len(), 9, "{runs:#?}");
+    for run in runs {
+        let found = invariants(run);
+        match run["runtime"].as_str().unwrap() {
+            "go-replaying" => assert!(found.contains("no-double-apply"), "{run:#}"),
+            "jvm-reaping" => assert!(found.contains("view-matches-truth"), "{run:#}"),
+            _ => assert_eq!(run["verdict"], "holds", "{run:#}"),
+        }
+    }
+}
+
+fn python() -> String {
+    install_dir().join("venv/bin/python").display().to_string()
+}
+
+#[test]
+fn the_python_naive_example_shows_the_seeds_divergences_and_the_reconciling_one_holds() {
+    let Some(()) = install(Sdk::Python) else {
+        return;
+    };
+    let python = python();
+    let (code, runs, _) = check(
+        &incident_args(),
+        &[&python, "examples/consumers/python/naive.py"],
+    );
+    assert_eq!(code, 1);
+    assert_naive_divergences(&runs);
+
+    let (code, runs, summary) = check(
+        &incident_args(),
+        &[&python, "examples/consumers/python/reconciling.py"],
+    );
+    assert_eq!(code, 0, "{runs:#?}");
+    assert_eq!(summary["summary"]["holds"], 9);
+}
+
+#[test]
+fn the_js_naive_example_gets_the_python_examples_verdicts() {
+    let (Some(()), Some(())) = (install(Sdk::Python), install(Sdk::Js)) else {
+        return;
+    };
+    let (js_code, js_runs, _) = check(
+        &incident_args(),
+        &["node", "examples/consumers/js/naive.mjs"],
+    );
+    let (py_code, py_runs, _) = check(
+        &incident_args(),
+        &[&python(), "examples/consumers/python/naive.py"],
+    );
+    assert_naive_divergences(&js_runs);
+    assert_eq!(js_code, py_code);
+    assert_eq!(verdicts(&js_runs), verdicts(&py_runs));
+}
