@@ -9,10 +9,13 @@ use crate::cli::selection::SeedRange;
 use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::check::sweep::{AnnounceRun, Cell};
-use meshsim_scenarios::check::{CheckResult, CheckSweep, CheckTally, CheckVerdict, Program};
+use meshsim_scenarios::check::{
+    CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
+};
 use meshsim_scenarios::matrix::{DEFAULT_SEEDS, default_threads};
 use meshsim_scenarios::{RuntimeChoice, Scenario};
 use serde_json::json;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -61,6 +64,11 @@ pub struct CheckArgs {
     /// One JSON line per run, then a summary line, instead of the table.
     #[arg(long)]
     json: bool,
+    /// Draw every run that did not hold as an HTML page in this directory (created if
+    /// missing): the faults, every call the proxy relayed, and per task the runtime's
+    /// record beside what the program reported.
+    #[arg(long, value_name = "DIR")]
+    timelines: Option<PathBuf>,
     /// The consumer program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -74,6 +82,15 @@ pub fn run(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(dir) = &args.timelines
+        && let Err(error) = std::fs::create_dir_all(dir)
+    {
+        eprintln!(
+            "meshsim check: cannot create the timelines directory {}: {error}",
+            dir.display()
+        );
+        return ExitCode::from(2);
+    }
     let json = args.json;
     let announce: AnnounceRun = Arc::new(move |spec, strike| {
         eprintln!(
@@ -91,6 +108,14 @@ pub fn run(args: CheckArgs) -> ExitCode {
             let _ = writeln!(out, "{}", run_json(result));
         } else if result.verdict != CheckVerdict::Holds {
             let _ = write!(out, "{}", run_text(result));
+        }
+        if let Some(dir) = &args.timelines
+            && result.verdict != CheckVerdict::Holds
+        {
+            let path = dir.join(format!("{}.html", result.spec.stem()));
+            if let Err(error) = std::fs::write(&path, timeline::render(result)) {
+                eprintln!("meshsim check: cannot write {}: {error}", path.display());
+            }
         }
     });
     let tally = match tally {
@@ -243,13 +268,16 @@ fn table(tally: &CheckTally, sweep: &CheckSweep) -> String {
         let _ = write!(out, " {dialect:>cell_width$}");
     }
     out.push('\n');
-    let mut last_scenario = String::new();
-    for ((scenario, runtime, _), _) in &tally.cells {
-        if *scenario != last_scenario {
+    let rows: BTreeSet<(&String, &String)> = tally
+        .cells
+        .keys()
+        .map(|(scenario, runtime, _)| (scenario, runtime))
+        .collect();
+    let mut last_scenario = None;
+    for (scenario, runtime) in rows {
+        if last_scenario != Some(scenario) {
             let _ = writeln!(out, "{scenario}");
-            last_scenario = scenario.clone();
-        } else if out.contains(&format!("   {runtime}\n")) {
-            continue;
+            last_scenario = Some(scenario);
         }
         let _ = write!(out, "{:row_width$}", format!("   {runtime}"));
         for dialect in &dialects {

@@ -52,6 +52,12 @@ class Tracked:
         self.artifacts: dict[str, str] = {}
         self.status_text = ''
 
+    @staticmethod
+    def named(task_id: str) -> 'Tracked':
+        task = Tracked()
+        task.task_id = task_id
+        return task
+
 
 class Reconciling:
     def __init__(self, order: Order, report: Report, streaming_client, plain_client,
@@ -63,6 +69,8 @@ class Reconciling:
         self.streaming = streaming
         self.connections = 0
         self.messages = 0
+        # Tasks the agent started that are not the one followed: canceled when found.
+        self.strays: list[str] = []
 
     def message(self, text: str, task: Tracked, follow_up: bool) -> Message:
         self.messages += 1
@@ -93,8 +101,7 @@ class Reconciling:
             snapshot = event.task
             if task.task_id is None:
                 task.task_id = snapshot.id
-            if snapshot.id != task.task_id:
-                return False
+            self.same_task(task, snapshot.id)
             task.context_id = snapshot.context_id or task.context_id
             for artifact in snapshot.artifacts:
                 task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
@@ -103,6 +110,7 @@ class Reconciling:
             update = event.status_update
             if task.task_id is None:
                 task.task_id = update.task_id
+            self.same_task(task, update.task_id)
             task.context_id = update.context_id or task.context_id
             status = update.status
         elif event.HasField('artifact_update'):
@@ -115,6 +123,13 @@ class Reconciling:
             task.status_text = text_of(status.message.parts)
         self.apply(task, status.state, connection, index, via)
         return task.state in INTERRUPTED or task.state in TERMINAL
+
+    def same_task(self, task: Tracked, task_id: str) -> None:
+        """An answer about another task than the one followed (a follow-up that started a
+        new task) means the agent no longer has ours."""
+        if task_id and task_id != task.task_id:
+            self.strays.append(task_id)
+            raise TaskGone()
 
     async def send(self, task: Tracked, message: Message) -> None:
         """Sends a message and takes in what comes back, streamed or whole."""
@@ -131,6 +146,8 @@ class Reconciling:
                 index += 1
                 if settles and task.state != before:
                     break
+        except TaskGone:
+            raise
         except TaskNotFoundError as error:
             raise TaskGone() from error
         except Exception as error:  # a cut stream or a reset: where the task is, GetTask says
@@ -182,7 +199,9 @@ class Reconciling:
             if task.task_id is None:
                 await asyncio.sleep(POLL_SECONDS)
                 return False
-            answered = 0
+            # The question answered last, by when the task entered it: a question is
+            # answered once, however often the agent reports it.
+            answered_since = None
             while True:
                 if outcome_of(self.report, task.task_id, task.state,
                               ''.join(task.artifacts.values()), task.status_text):
@@ -200,8 +219,8 @@ class Reconciling:
                     answered_task = await self.plain_client.cancel_task(
                         CancelTaskRequest(id=task.task_id))
                     self.apply(task, answered_task.status.state, self.connections, 0, 'result')
-                elif task.state in INTERRUPTED and answered < 4:
-                    answered += 1
+                elif task.state in INTERRUPTED and answered_since != task.since:
+                    answered_since = task.since
                     await self.send(task, self.message(self.order.answer, task, follow_up=True))
                 else:
                     await asyncio.sleep(POLL_SECONDS)
@@ -210,6 +229,9 @@ class Reconciling:
             # without streams.
             self.report.abandoned(task.task_id, 'the agent no longer knows the task',
                                   {'result': 'task-gone'})
+            for stray in self.strays:
+                await self.cancel(Tracked.named(stray), 'started by the agent in our place')
+            self.strays.clear()
             self.streaming = False
             return False
 

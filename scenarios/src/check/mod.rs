@@ -13,6 +13,7 @@ pub mod program;
 pub mod proxy;
 pub mod run;
 pub mod sweep;
+pub mod timeline;
 
 pub use contract::{Order, ReportInvalid, parse_report, report_lines};
 pub use faults::{Strike, Trigger};

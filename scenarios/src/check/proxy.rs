@@ -17,6 +17,7 @@ use futures_util::StreamExt;
 use http::Method;
 use http::header::CONTENT_TYPE;
 use meshsim_runtimes::Runtime;
+use serde::Serialize;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -26,20 +27,57 @@ use tower::ServiceExt;
 /// Hears each fault as it strikes (the CLI prints it).
 pub type Announce = Arc<dyn Fn(&Strike) + Send + Sync>;
 
-/// The strikes of one run, in the order they happened, announced as they happen.
-#[derive(Clone, Default)]
-pub struct StrikeLog {
-    strikes: Arc<Mutex<Vec<Strike>>>,
-    announce: Option<Announce>,
+/// One call as the proxy relayed it, for the run's timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchange {
+    pub agent: String,
+    /// The call's number (Card fetches are not numbered).
+    pub call: Option<u32>,
+    pub method: String,
+    pub path: String,
+    /// Stream events relayed (0 for a plain answer).
+    pub events: u32,
+    /// Whether the answer was a stream.
+    pub streamed: bool,
+    /// How the relay ended: `answered`, `stream ended`, `cut`, `reset`, `dropped by the
+    /// program`, `runtime restarted`, or `no instance`.
+    pub end: String,
+    /// Milliseconds since the run started, when the relay ended (for reading, not
+    /// comparing: it depends on the machine).
+    pub at_ms: u64,
 }
 
-impl StrikeLog {
+/// What the proxies saw in one run: the strikes, announced as they happen, and every call.
+#[derive(Clone, Default)]
+pub struct ProxyLog {
+    strikes: Arc<Mutex<Vec<Strike>>>,
+    exchanges: Arc<Mutex<Vec<Exchange>>>,
+    announce: Option<Announce>,
+    /// When the run started, on the wall clock (only to date exchanges for a reader).
+    started: Option<std::time::Instant>,
+}
+
+impl ProxyLog {
     /// A log that also tells `announce` of each strike.
     pub fn announced(announce: Option<Announce>) -> Self {
-        StrikeLog {
-            strikes: Arc::default(),
+        ProxyLog {
             announce,
+            started: Some(std::time::Instant::now()), // wall-clock-ok: dates the timeline only
+            ..ProxyLog::default()
         }
+    }
+
+    fn exchanged(&self, mut exchange: Exchange) {
+        exchange.at_ms = self
+            .started
+            .map(|started| u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        lock(&self.exchanges).push(exchange);
+    }
+
+    /// Every call relayed so far, in the order their relays ended.
+    pub fn exchanges(&self) -> Vec<Exchange> {
+        lock(&self.exchanges).clone()
     }
 
     fn push(&self, strike: Strike) {
@@ -63,7 +101,7 @@ pub struct Agent {
     instance: Mutex<Option<Instance>>,
     triggers: Vec<Trigger>,
     counters: Mutex<Counters>,
-    strikes: StrikeLog,
+    log: ProxyLog,
     /// Bumped on every restart: the streams of earlier instances watch it and end.
     generation: watch::Sender<u64>,
 }
@@ -99,12 +137,12 @@ struct Counters {
 
 impl Agent {
     /// Starts the first instance of `runtime` (named `host` in strikes) behind a proxy
-    /// that fires `triggers` and logs their strikes to `strikes`.
+    /// that fires `triggers` and logs their strikes and every call to `log`.
     pub fn start(
         host: &str,
         runtime: Runtime,
         triggers: Vec<Trigger>,
-        strikes: StrikeLog,
+        log: ProxyLog,
     ) -> io::Result<Arc<Agent>> {
         let instance = Instance::start(&runtime)?;
         Ok(Arc::new(Agent {
@@ -113,7 +151,7 @@ impl Agent {
             instance: Mutex::new(Some(instance)),
             triggers,
             counters: Mutex::default(),
-            strikes,
+            log,
             generation: watch::Sender::new(0),
         }))
     }
@@ -133,7 +171,7 @@ impl Agent {
     }
 
     fn strike(&self, trigger: Trigger, request: u32, event: Option<u32>) {
-        self.strikes.push(Strike {
+        self.log.push(Strike {
             agent: self.host.clone(),
             trigger,
             request,
@@ -177,6 +215,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Handles one request: counts it, lets the current instance answer it, and applies the
 /// triggers aimed at its answer.
 async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
     let call = if request.method() == Method::POST {
         let mut counters = lock(&agent.counters);
         counters.requests += 1;
@@ -187,7 +227,18 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
     let current = lock(&agent.instance)
         .as_ref()
         .map(|instance| (instance.router.clone(), instance.executor.handle().clone()));
+    let exchange = |end: &str, streamed: bool| Exchange {
+        agent: agent.host.clone(),
+        call,
+        method: method.clone(),
+        path: path.clone(),
+        events: 0,
+        streamed,
+        end: end.to_string(),
+        at_ms: 0,
+    };
     let Some((router, executor)) = current else {
+        agent.log.exchanged(exchange("no instance", false));
         return cut_short(Body::empty());
     };
     let generation = agent.generation.subscribe();
@@ -195,9 +246,16 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
     let Ok(Ok(response)) = answered else {
         // The instance was shut down under the request: as a crash would, close the
         // connection without an answer.
+        agent.log.exchanged(exchange("runtime restarted", false));
         return cut_short(Body::empty());
     };
+    let streaming = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
     let Some(call) = call else {
+        agent.log.exchanged(exchange("answered", streaming));
         return response;
     };
     if let Some(trigger @ Trigger::HoldAnswer { hold_ms, .. }) = agent
@@ -210,15 +268,12 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
         .fires(|trigger| matches!(trigger, Trigger::ResetAnswer { request } if *request == call))
     {
         agent.strike(trigger, call, None);
+        agent.log.exchanged(exchange("reset", streaming));
         let (_, body) = response.into_parts();
         return cut_short(body);
     }
-    let streaming = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("text/event-stream"));
     if !streaming {
+        agent.log.exchanged(exchange("answered", false));
         return response;
     }
     let stream = {
@@ -228,6 +283,7 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
     };
     let (parts, body) = response.into_parts();
     let relay = StreamRelay {
+        exchange: exchange("dropped by the program", true),
         agent,
         call,
         stream,
@@ -264,7 +320,9 @@ enum RelayState {
 }
 
 /// Relays one stream's bytes, counting its events (an SSE event ends with a blank line).
+/// When dropped it logs its exchange, with how it ended.
 struct StreamRelay {
+    exchange: Exchange,
     agent: Arc<Agent>,
     call: u32,
     stream: u32,
@@ -281,6 +339,7 @@ impl StreamRelay {
             RelayState::Done => return None,
             RelayState::Cut => {
                 self.state = RelayState::Done;
+                self.exchange.end = "cut".to_string();
                 return Some(Err(io::Error::new(
                     io::ErrorKind::ConnectionAborted,
                     "meshsim check: stream cut by a fault",
@@ -293,6 +352,7 @@ impl StreamRelay {
             _ = self.generation.changed() => {
                 // The instance that served this stream restarted: the stream dies with it.
                 self.state = RelayState::Done;
+                self.exchange.end = "runtime restarted".to_string();
                 return Some(Err(io::Error::new(
                     io::ErrorKind::ConnectionAborted,
                     "meshsim check: the runtime restarted",
@@ -302,10 +362,12 @@ impl StreamRelay {
         match chunk {
             None => {
                 self.state = RelayState::Done;
+                self.exchange.end = "stream ended".to_string();
                 None
             }
             Some(Err(error)) => {
                 self.state = RelayState::Done;
+                self.exchange.end = format!("runtime error: {error}");
                 Some(Err(io::Error::other(error)))
             }
             Some(Ok(bytes)) => Some(Ok(self.count(bytes))),
@@ -335,6 +397,7 @@ impl StreamRelay {
     /// One more event went out; whether a trigger fires now.
     fn event_ended(&mut self) -> bool {
         self.events += 1;
+        self.exchange.events = self.events;
         let total = {
             let mut counters = lock(&self.agent.counters);
             counters.events += 1;
@@ -357,5 +420,12 @@ impl StreamRelay {
             return true;
         }
         false
+    }
+}
+
+impl Drop for StreamRelay {
+    fn drop(&mut self) {
+        let exchange = self.exchange.clone();
+        self.agent.log.exchanged(exchange);
     }
 }

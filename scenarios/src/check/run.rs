@@ -6,7 +6,7 @@
 use super::contract::{self, Order, ReportInvalid};
 use super::faults::{self, Strike};
 use super::program::{self, Ending, Program};
-use super::proxy::{Agent, Announce, StrikeLog};
+use super::proxy::{Agent, Announce, Exchange, ProxyLog};
 use crate::oracle::{self, Evidence, JobRun, Violation};
 use crate::run::RuntimeChoice;
 use crate::scenario::Scenario;
@@ -14,7 +14,7 @@ use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{GroundTruth, Runtime};
+use meshsim_runtimes::{Fate, GroundTruth, Runtime, TaskTruth};
 use meshsim_sim::seed::names;
 use meshsim_sim::sim_time::SimTime;
 use meshsim_sim::{Seed, Trace};
@@ -57,7 +57,7 @@ impl CheckSpec {
     }
 
     /// A file-name-safe stem naming this run.
-    fn stem(&self) -> String {
+    pub fn stem(&self) -> String {
         let name = format!(
             "{}-{}-{}-seed{}-r{}",
             self.scenario,
@@ -124,6 +124,10 @@ pub struct CheckResult {
     pub violations: Vec<Violation>,
     /// The faults that struck, in the order they did.
     pub strikes: Vec<Strike>,
+    /// Every call the proxies relayed, and how each ended.
+    pub exchanges: Vec<Exchange>,
+    /// Each runtime host's task records at the end, times counted from the run's start.
+    pub truths: BTreeMap<String, Vec<TaskTruth>>,
     /// Wall time of the run.
     pub elapsed_ms: u64,
     pub reports: Vec<JobReport>,
@@ -180,7 +184,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         .scenario
         .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
     let plan = faults::plan(spec.scenario, spec.seed);
-    let strikes = StrikeLog::announced(announce);
+    let log = ProxyLog::announced(announce);
     let mut truths: BTreeMap<String, GroundTruth> = BTreeMap::new();
     let mut agents = Vec::new();
     let mut servers = Vec::new();
@@ -203,7 +207,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
             .filter(|aimed| aimed.agent == index)
             .map(|aimed| aimed.trigger)
             .collect();
-        let agent = Agent::start(&spec_agent.host, runtime, triggers, strikes.clone())
+        let agent = Agent::start(&spec_agent.host, runtime, triggers, log.clone())
             .map_err(|error| format!("cannot start the runtime: {error}"))?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -287,6 +291,13 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         trace: &empty_trace,
         epoch: started,
     });
+    let records = truths
+        .iter()
+        .map(|(host, truth)| {
+            let tasks = truth.tasks().into_iter().map(|task| since(task, started));
+            (host.clone(), tasks.collect())
+        })
+        .collect();
     for agent in &agents {
         agent.stop();
     }
@@ -316,8 +327,28 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         verdict,
         jobs,
         violations,
-        strikes: strikes.strikes(),
+        strikes: log.strikes(),
+        exchanges: log.exchanges(),
         elapsed_ms: u64::try_from(end.as_millis()).unwrap_or(u64::MAX),
         reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
+        truths: records,
     })
+}
+
+/// `task` with its times counted from `start` instead of the Unix epoch.
+fn since(mut task: TaskTruth, start: Duration) -> TaskTruth {
+    task.created_at = task.created_at.saturating_sub(start);
+    for transition in &mut task.transitions {
+        transition.at = transition.at.saturating_sub(start);
+    }
+    task.fate = task.fate.map(|fate| match fate {
+        Fate::Reaped { at, reason } => Fate::Reaped {
+            at: at.saturating_sub(start),
+            reason,
+        },
+        Fate::Lost { at } => Fate::Lost {
+            at: at.saturating_sub(start),
+        },
+    });
+    task
 }
