@@ -5,9 +5,7 @@
 //! on the official Python and JavaScript SDKs (installed by `interop/install.sh`) show the
 //! seed's divergences, or hold.
 
-mod interop_support;
-
-use interop_support::{Sdk, install, install_dir, repo};
+use crate::support::{Sdk, install, install_dir, repo};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
     ConsumerChoice, DEFAULT_TICK, Faults, RunOptions, RunSpec, RuntimeChoice, Scenario,
