@@ -280,7 +280,6 @@ pub struct CellTally {
 
 impl Tally {
     fn add(&mut self, result: &RunResult, expect: Expect, matched: bool) {
-        self.runs += 1;
         let key = CellKey {
             scenario: result.spec.scenario,
             faults: result.spec.faults.name(),
@@ -288,9 +287,16 @@ impl Tally {
             consumer: result.spec.consumer.name().to_string(),
             dialect: result.spec.dialect,
         };
+        self.count(key, result.verdict, expect, matched);
+    }
+
+    /// Counts one run of the cell `key` (how `meshsim merge` tallies runs it reads back
+    /// from shard outputs instead of running them).
+    pub fn count(&mut self, key: CellKey, verdict: Verdict, expect: Expect, matched: bool) {
+        self.runs += 1;
         let cell = self.cells.entry(key).or_default();
         cell.expect = Some(expect);
-        match result.verdict {
+        match verdict {
             Verdict::Holds => {
                 self.holds += 1;
                 cell.holds += 1;

@@ -5,14 +5,18 @@ mod bench;
 mod check;
 mod consume;
 mod decode;
+mod identity;
 mod list;
+mod merge;
 mod probe;
 mod replay;
 mod run_json;
+mod scheduler;
 mod selection;
 mod serve;
 mod shrink;
 mod sweep;
+mod sweep_output;
 mod table;
 mod usage;
 
@@ -59,6 +63,10 @@ pub enum Command {
     /// Sweep the matrix of scenario x runtime x consumer x dialect over many seeds and
     /// print the verdict table (or JSON lines); exit 0 when every run met its expectation.
     Sweep(sweep::SweepArgs),
+    /// Join the `--json` outputs of a sweep's shards (`sweep --shard I/N`) into the verdict
+    /// of the whole sweep: the table, or with --json the lines one sweep would print;
+    /// refuses shards of different sweeps and missing or doubled shards (exit 2).
+    Merge(merge::MergeArgs),
     /// Replay one run from its seed: the timeline, the fault plan, the verdict and the
     /// trace hash.
     Replay(replay::ReplayArgs),
@@ -85,6 +93,7 @@ impl Command {
             Command::Serve(args) => serve::run(args),
             Command::List => list::run(),
             Command::Sweep(args) => sweep::run(args),
+            Command::Merge(args) => merge::run(args),
             Command::Replay(args) => replay::run(args),
             Command::Shrink(args) => shrink::run(args),
             Command::Bench(args) => bench::run(args),

@@ -1,11 +1,14 @@
 //! The arguments `sweep`, `replay` and `shrink` share: which scenario, runtime, consumer,
-//! dialect, seeds, faults and step length, parsed into the scenarios crate's types with one clear line
-//! for anything wrong.
+//! dialect, seeds, shard, faults and step length, parsed into the scenarios crate's types
+//! with one clear line for anything wrong.
 
+use crate::cli::scheduler::shard_from_env;
 use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{ConsumerChoice, Faults, RunSpec, RuntimeChoice, Scenario};
 use meshsim_sim::{FaultPlan, Seed};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 use std::time::Duration;
@@ -142,7 +145,8 @@ impl FromStr for SeedRange {
     }
 }
 
-/// `--shard I/N`: the I-th (from 0) of N contiguous slices of the seed range.
+/// `--shard I/N`: the I-th (from 0) of N contiguous slices of the seed range. Written
+/// `I/N` in JSON too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
@@ -150,6 +154,9 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// The whole range: an unsharded sweep.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
     /// This shard's slice of `seeds`; the slices of shards 0..N concatenate to `seeds`.
     pub fn slice(self, seeds: Range<u64>) -> Range<u64> {
         let len = u128::from(seeds.end - seeds.start);
@@ -179,6 +186,53 @@ impl FromStr for Shard {
             ));
         }
         Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Serialize for Shard {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Shard {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// `--shard I/N` or `--shard auto` (the shard a fleet scheduler's environment names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardChoice {
+    Given(Shard),
+    Auto,
+}
+
+impl ShardChoice {
+    /// The shard, looking `auto` up in the environment (`var`, as `std::env::var`).
+    pub fn resolve(self, var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+        match self {
+            ShardChoice::Given(shard) => Ok(shard),
+            ShardChoice::Auto => shard_from_env(var),
+        }
+    }
+}
+
+impl FromStr for ShardChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            return Ok(ShardChoice::Auto);
+        }
+        s.parse().map(ShardChoice::Given)
     }
 }
 

@@ -1,14 +1,16 @@
 //! `meshsim sweep` (and `meshsim` with no arguments): runs the matrix of runtime ×
 //! consumer × dialect × scenario over a range of seeds on several threads, with a progress
 //! bar, and prints the verdict table, or with `--json` one JSON line per run and a summary
-//! line. Exit status 0 exactly when every run met its declared expectation. With
-//! `--timelines DIR`, every run that violated an invariant or missed its expectation is
-//! run again with its trace kept and drawn as an HTML timeline in DIR.
+//! line, each carrying the sweep's identity (see `identity`); `--shard I/N|auto` runs one
+//! slice of the seeds, for `meshsim merge` to join with the others. Exit status 0 exactly
+//! when every run met its declared expectation. With `--timelines DIR`, every run that
+//! violated an invariant or missed its expectation is run again with its trace kept and
+//! drawn as an HTML timeline in DIR.
 
+use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
-use crate::cli::run_json::run_json;
-use crate::cli::selection::{FaultMode, SeedRange, Shard, tick_ms};
-use crate::cli::table;
+use crate::cli::selection::{FaultMode, SeedRange, Shard, ShardChoice, tick_ms};
+use crate::cli::sweep_output::{finish, run_line};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
@@ -16,7 +18,6 @@ use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads
 use meshsim_scenarios::{
     ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
 };
-use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,9 +51,15 @@ pub struct SweepArgs {
     #[arg(long, value_parser = at_least_one)]
     jobs: Option<usize>,
     /// Run only shard I of N (counting from 0): a contiguous slice of the seed range, so
-    /// that the shards' `--json` outputs concatenate into the full sweep.
+    /// that the shards' `--json` outputs concatenate into the full sweep, and `meshsim
+    /// merge` joins them into its verdict. `auto` takes I and N from a scheduler's
+    /// environment: a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN/MAX
+    /// or SLURM_ARRAY_TASK_COUNT), a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with
+    /// JOB_COMPLETIONS, which the manifest sets to the Job's completions), GitLab CI's
+    /// `parallel` (CI_NODE_INDEX from 1, CI_NODE_TOTAL), or MESHSIM_SHARD_INDEX with
+    /// MESHSIM_SHARD_COUNT (any other CI matrix).
     #[arg(long)]
-    shard: Option<Shard>,
+    shard: Option<ShardChoice>,
     /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
     /// messages closer to their latency and cost proportionally more wall time.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms)]
@@ -77,7 +84,7 @@ pub fn run(args: SweepArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     match matrix(&args) {
-        Ok(matrix) => sweep(&matrix, args.json, args.timelines.as_deref()),
+        Ok((matrix, identity)) => sweep(&matrix, &identity, args.json, args.timelines.as_deref()),
         Err(problem) => {
             eprintln!("meshsim sweep: {problem}");
             ExitCode::from(2)
@@ -85,7 +92,8 @@ pub fn run(args: SweepArgs) -> ExitCode {
     }
 }
 
-fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
+/// The sweep the arguments name (its shard's slice of the seeds) and its identity.
+fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
     let runtimes = if args.runtime.is_empty() {
         builtin_runtimes()
     } else {
@@ -130,17 +138,25 @@ fn matrix(args: &SweepArgs) -> Result<Matrix, String> {
         (None, Some(count)) => 0..count,
         (None, None) => 0..DEFAULT_SEEDS,
     };
-    let seeds = match args.shard {
-        Some(shard) => shard.slice(seeds),
-        None => seeds,
+    let shard = match args.shard {
+        Some(choice) => choice.resolve(|name| std::env::var(name).ok())?,
+        None => Shard::WHOLE,
     };
-    Ok(matrix
-        .seeds(seeds)
-        .tick(args.tick.unwrap_or(DEFAULT_TICK))
-        .threads(args.jobs.unwrap_or_else(default_threads)))
+    let tick = args.tick.unwrap_or(DEFAULT_TICK);
+    let identity = SweepIdentity::of(&matrix.cells, tick, seeds.clone(), shard);
+    let matrix = matrix
+        .seeds(shard.slice(seeds))
+        .tick(tick)
+        .threads(args.jobs.unwrap_or_else(default_threads));
+    Ok((matrix, identity))
 }
 
-fn sweep(matrix: &Matrix, json: bool, timelines: Option<&Path>) -> ExitCode {
+fn sweep(
+    matrix: &Matrix,
+    identity: &SweepIdentity,
+    json: bool,
+    timelines: Option<&Path>,
+) -> ExitCode {
     let progress = ProgressBar::new(matrix.len() as u64);
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}")
@@ -156,7 +172,7 @@ fn sweep(matrix: &Matrix, json: bool, timelines: Option<&Path>) -> ExitCode {
             progress.set_message(format!("{mismatched} mismatched"));
         }
         if json {
-            let _ = writeln!(out, "{}", run_json(result, expect, matched));
+            let _ = writeln!(out, "{}", run_line(result, expect, matched, identity));
         }
         if let Some(dir) = timelines
             && (!matched || result.verdict == Verdict::Violated)
@@ -166,27 +182,7 @@ fn sweep(matrix: &Matrix, json: bool, timelines: Option<&Path>) -> ExitCode {
         }
     });
     progress.finish_and_clear();
-    if json {
-        let summary = json!({"summary": {
-            "runs": tally.runs,
-            "holds": tally.holds,
-            "violated": tally.violated,
-            "mismatched": tally.mismatched,
-            "errors": tally.errors,
-            "seeds": [matrix.seeds.start, matrix.seeds.end],
-        }});
-        let _ = writeln!(out, "{summary}");
-    } else {
-        let _ = write!(out, "{}", table::render(&tally));
-        for error in &tally.errors {
-            let _ = writeln!(out, "could not run: {error}");
-        }
-    }
-    if tally.all_expected() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    finish(&mut out, &tally, json, identity)
 }
 
 /// Runs `result`'s spec again keeping the trace (sweeps keep none) and writes its
@@ -261,8 +257,9 @@ mod tests {
     /// defaults do not apply there.
     #[test]
     fn the_default_sweep_steps_at_the_default_tick() {
-        let matrix = matrix(&SweepArgs::default()).expect("the default matrix");
+        let (matrix, identity) = matrix(&SweepArgs::default()).expect("the default matrix");
         assert_eq!(matrix.tick, DEFAULT_TICK);
+        assert_eq!(identity.shard, Shard::WHOLE);
         assert_eq!(matrix.seeds, 0..DEFAULT_SEEDS);
     }
 }
