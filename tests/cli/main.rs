@@ -8,6 +8,7 @@ mod support;
 mod bad_inputs;
 mod decode;
 mod endpoint_fuzz;
+mod merge;
 mod probe;
 mod replay_shrink;
 mod serve;
