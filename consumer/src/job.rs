@@ -87,3 +87,14 @@ pub trait Consumer: Send + Sync {
     /// the report's outcome.
     fn run(&self, job: Job) -> BoxFuture<'_, JobReport>;
 }
+
+/// A boxed consumer is a consumer, so factories may return either.
+impl<T: Consumer + ?Sized> Consumer for Box<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
+        (**self).run(job)
+    }
+}

@@ -33,6 +33,10 @@ pub enum EventKind {
     StatusUpdate,
     /// A task returned as the result of a send, a get or a cancel.
     Result,
+    /// A state a user's consumer reported through [`Report`](crate::contract::Report),
+    /// which does not say what carried it: the event's index is the job's count of
+    /// applied states.
+    Reported,
 }
 
 /// Where an observed state came from: the consumer numbers its connections per job, and

@@ -9,6 +9,7 @@
 //! simulation and over real TCP.
 
 pub mod client;
+pub mod contract;
 pub mod ids;
 pub mod job;
 pub mod ledger;
@@ -22,6 +23,8 @@ pub mod report;
 pub mod session;
 
 pub use client::{A2aClient, ClientConfig, ClientError, Connector, EventStream, TcpConnector};
+pub use contract::Report;
+pub use ids::IdSource;
 pub use job::{BoxFuture, Consumer, Deadlines, Job};
 pub use naive::NaiveConsumer;
 pub use profile::{

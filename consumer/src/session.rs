@@ -7,7 +7,7 @@ use crate::ids::IdSource;
 use crate::job::Job;
 use crate::recorder::Recorder;
 use crate::report::CancelResult;
-use meshsim_protocol::{Artifact, Dialect, Message, PartContent, Role, StreamEvent, TaskState};
+use meshsim_protocol::{Artifact, Message, PartContent, StreamEvent, TaskState};
 use std::time::Duration;
 
 /// One job in progress.
@@ -42,30 +42,20 @@ impl<'a, C: Connector> Session<'a, C> {
         self.connections
     }
 
-    /// A message starting a new task, in a fresh context of the client's choosing (so that
-    /// a task whose creation went unanswered can be found by its context). v0.1 makes the
-    /// client choose the task id, so one is drawn there; the other dialects leave it to the
-    /// peer.
+    /// A message starting a new task ([`A2aClient::new_task_message`]).
     pub fn new_task_message(&self, text: &str) -> Message {
-        let mut message = Message::text(Role::User, Some(self.ids.next("msg")), text);
-        message.context_id = Some(self.ids.next("ctx"));
-        if self.client.dialect() == Dialect::V0_1 {
-            message.task_id = Some(self.ids.next("task"));
-        }
-        message
+        self.client.new_task_message(self.ids, text)
     }
 
-    /// A message continuing `task_id` (in `context_id`).
+    /// A message continuing `task_id` ([`A2aClient::follow_up_message`]).
     pub fn follow_up_message(
         &self,
         task_id: &str,
         context_id: Option<&str>,
         text: &str,
     ) -> Message {
-        let mut message = Message::text(Role::User, Some(self.ids.next("msg")), text);
-        message.task_id = Some(task_id.to_string());
-        message.context_id = context_id.map(str::to_string);
-        message
+        self.client
+            .follow_up_message(self.ids, task_id, context_id, text)
     }
 
     /// Cancels a task the consumer is giving up on and records the abandonment.

@@ -12,10 +12,11 @@ pub use connector::{BoxError, Connector, TcpConnector};
 pub use error::ClientError;
 pub use stream::EventStream;
 
+use crate::ids::IdSource;
 use crate::profile::ProfileKey;
 use ::http::{Method as HttpMethod, StatusCode, Uri};
 use meshsim_protocol::{
-    AgentCard, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request, RequestId,
+    AgentCard, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request, RequestId, Role,
     RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, detect, sse, version,
 };
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -100,6 +101,33 @@ impl<C: Connector> A2aClient<C> {
             base: base.to_string(),
             problem: problems.join("; "),
         })
+    }
+
+    /// A message starting a new task, in a fresh context of the client's choosing (so that
+    /// a task whose creation went unanswered can be found by its context), with ids drawn
+    /// from `ids`. v0.1 makes the client choose the task id, so one is drawn there; the
+    /// other dialects leave it to the peer.
+    pub fn new_task_message(&self, ids: &IdSource, text: &str) -> Message {
+        let mut message = Message::text(Role::User, Some(ids.next("msg")), text);
+        message.context_id = Some(ids.next("ctx"));
+        if self.dialect == Dialect::V0_1 {
+            message.task_id = Some(ids.next("task"));
+        }
+        message
+    }
+
+    /// A message continuing `task_id` (in `context_id`), e.g. the answer to its question.
+    pub fn follow_up_message(
+        &self,
+        ids: &IdSource,
+        task_id: &str,
+        context_id: Option<&str>,
+        text: &str,
+    ) -> Message {
+        let mut message = Message::text(Role::User, Some(ids.next("msg")), text);
+        message.task_id = Some(task_id.to_string());
+        message.context_id = context_id.map(str::to_string);
+        message
     }
 
     /// The peer's Card as read.
