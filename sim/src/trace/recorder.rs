@@ -22,6 +22,7 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_core::span::Current;
 
 use super::canonical::{write_str, write_value};
+use super::user_log::UserLog;
 use super::{SIM_HOST, TraceHash};
 use crate::sim_time::SimTime;
 
@@ -204,6 +205,11 @@ fn is_recorded(meta: &Metadata<'_>) -> bool {
     meta.target().starts_with("meshsim") || is_node_span(meta)
 }
 
+/// A user's event that [`UserLog`] prints (never recorded).
+fn is_user_logged(meta: &Metadata<'_>) -> bool {
+    meta.is_event() && !meta.target().starts_with("meshsim") && UserLog::from_env().enables(meta)
+}
+
 impl RecorderSubscriber {
     fn spans(&self) -> MutexGuard<'_, Spans> {
         self.spans
@@ -211,13 +217,46 @@ impl RecorderSubscriber {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
-        let meta = event.metadata();
+    /// The simulated time of an event on `host`.
+    fn elapsed(&self, host: Option<&str>) -> std::time::Duration {
         let time = &self.recorder.time;
-        let elapsed = match (host, time.is_stepping()) {
+        match (host, time.is_stepping()) {
             (Some(_), true) => turmoil::sim_elapsed().unwrap_or_else(|| time.elapsed()),
             _ => time.elapsed(),
-        };
+        }
+    }
+
+    /// A user's event as a log line: `[  330.000 ms consumer] INFO target: message k=v`.
+    fn user_line(&self, event: &Event<'_>, host: Option<&str>) -> String {
+        let meta = event.metadata();
+        let mut fields = FieldMap::default();
+        event.record(&mut fields);
+        let millis = self.elapsed(host).as_secs_f64() * 1000.0;
+        let mut line = format!(
+            "[{millis:>10.3} ms {}] {:>5} {}:",
+            host.unwrap_or(SIM_HOST),
+            meta.level(),
+            meta.target()
+        );
+        if let Some(Value::String(message)) = fields.0.remove("message") {
+            let _ = write!(line, " {message}");
+        }
+        for (name, value) in &fields.0 {
+            match value {
+                Value::String(text) => {
+                    let _ = write!(line, " {name}={text}");
+                }
+                other => {
+                    let _ = write!(line, " {name}={other}");
+                }
+            }
+        }
+        line
+    }
+
+    fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
+        let meta = event.metadata();
+        let elapsed = self.elapsed(host);
         let mut fields = FieldMap::default();
         event.record(&mut fields);
         // The canonical line, written directly: keys in bytewise order at both levels.
@@ -245,7 +284,7 @@ impl RecorderSubscriber {
 
 impl Subscriber for RecorderSubscriber {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if is_recorded(meta) {
+        if is_recorded(meta) || is_user_logged(meta) {
             Interest::always()
         } else {
             Interest::never()
@@ -253,7 +292,7 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn enabled(&self, meta: &Metadata<'_>) -> bool {
-        is_recorded(meta)
+        is_recorded(meta) || is_user_logged(meta)
     }
 
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
@@ -283,7 +322,8 @@ impl Subscriber for RecorderSubscriber {
     fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
 
     fn event(&self, event: &Event<'_>) {
-        if !event.metadata().target().starts_with("meshsim") {
+        let recorded = event.metadata().target().starts_with("meshsim");
+        if !recorded && !is_user_logged(event.metadata()) {
             return;
         }
         let host = {
@@ -297,8 +337,12 @@ impl Subscriber for RecorderSubscriber {
                 None => None,
             }
         };
-        let line = self.line(event, host.as_deref());
-        self.recorder.push(line);
+        if recorded {
+            let line = self.line(event, host.as_deref());
+            self.recorder.push(line);
+        } else {
+            eprintln!("{}", self.user_line(event, host.as_deref()));
+        }
     }
 
     fn enter(&self, span: &Id) {
