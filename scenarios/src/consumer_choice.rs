@@ -18,7 +18,9 @@ pub enum ConsumerChoice {
     Naive,
     /// The seed's operational invariant, done right.
     Reconciling,
-    /// A user's consumer, under a name of its own.
+    /// A user's consumer, under a name of its own. The name is for tables and messages
+    /// only: expectations bind to the consumer, so a user's consumer named `naive` is still
+    /// expected to hold every invariant.
     Custom {
         name: String,
         factory: ConsumerFactory,
@@ -29,14 +31,15 @@ pub enum ConsumerChoice {
 pub const BUILTIN_CONSUMERS: [&str; 2] = ["naive", "reconciling"];
 
 impl ConsumerChoice {
-    /// A user's consumer made by `factory`.
-    pub fn custom(
+    /// A user's consumer, made for each run by `factory` from the simulation's connector
+    /// and a seed for its ids.
+    pub fn custom<C: Consumer + 'static>(
         name: impl Into<String>,
-        factory: impl Fn(TurmoilConnector, u64) -> Box<dyn Consumer> + Send + Sync + 'static,
+        factory: impl Fn(TurmoilConnector, u64) -> C + Send + Sync + 'static,
     ) -> Self {
         ConsumerChoice::Custom {
             name: name.into(),
-            factory: Arc::new(factory),
+            factory: Arc::new(move |connector, seed| Box::new(factory(connector, seed))),
         }
     }
 
@@ -52,6 +55,16 @@ impl ConsumerChoice {
         }
     }
 
+    /// The built-in consumer's name; `None` for a user's consumer, whatever it is called.
+    pub fn builtin_name(&self) -> Option<&'static str> {
+        match self {
+            ConsumerChoice::Naive => Some("naive"),
+            ConsumerChoice::Reconciling => Some("reconciling"),
+            ConsumerChoice::Custom { .. } => None,
+        }
+    }
+
+    /// The name shown in tables, messages and rerun lines.
     pub fn name(&self) -> &str {
         match self {
             ConsumerChoice::Naive => "naive",

@@ -22,6 +22,7 @@ pub enum Expect {
 /// Which runs a rule covers: `None` matches anything.
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
+    /// A built-in consumer; a user's consumer is matched only by `None`, whatever its name.
     pub consumer: Option<&'static str>,
     pub runtime: Option<&'static str>,
     pub scenario: Option<Scenario>,
@@ -87,7 +88,7 @@ pub const RULES: &[Rule] = &[
 impl Rule {
     fn matches(&self, spec: &RunSpec) -> bool {
         self.consumer
-            .is_none_or(|name| name == spec.consumer.name())
+            .is_none_or(|name| Some(name) == spec.consumer.builtin_name())
             && self.runtime.is_none_or(|name| name == spec.runtime.label)
             && self
                 .scenario
@@ -127,5 +128,33 @@ mod tests {
         let last = RULES.last().unwrap();
         assert!(last.consumer.is_none() && last.runtime.is_none());
         assert_eq!(last.expect, Expect::Holds);
+    }
+
+    #[test]
+    fn expectations_bind_to_the_consumer_not_to_its_name() {
+        use crate::consumer_choice::{ConsumerChoice, sim_client};
+        use crate::run::{DEFAULT_TICK, Faults, RuntimeChoice};
+        let spec = RunSpec {
+            seed: meshsim_sim::Seed::new(0),
+            scenario: Scenario::SeedIncident,
+            runtime: RuntimeChoice::resolve("go-replaying").unwrap(),
+            consumer: ConsumerChoice::Naive,
+            dialect: meshsim_protocol::Dialect::V1_0,
+            faults: Faults::None,
+            job_limit: None,
+            tick: DEFAULT_TICK,
+        };
+        assert_eq!(
+            rule_for(&spec).expect,
+            Expect::Violates(Invariant::NoDoubleApply)
+        );
+        let users_naive = ConsumerChoice::custom("naive", |connector, seed| {
+            meshsim_consumer::NaiveConsumer::new(connector, sim_client(), seed)
+        });
+        let spec = RunSpec {
+            consumer: users_naive,
+            ..spec
+        };
+        assert_eq!(rule_for(&spec).expect, Expect::Holds);
     }
 }

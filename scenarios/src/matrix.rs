@@ -14,10 +14,14 @@
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::expectation::{Expect, meets, rule_for};
+use crate::regressions::Regressions;
 use crate::run::{
     DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run,
 };
 use crate::scenario::Scenario;
+use crate::sweep_outcome::SweepOutcome;
+use crate::test_caller::TestCaller;
+use crate::test_env::TestEnv;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::BUILTIN_NAMES;
 use meshsim_sim::Seed;
@@ -54,82 +58,147 @@ impl Cell {
     }
 }
 
-/// A set of cells and seeds to sweep.
+/// A set of cells and seeds to sweep, built with [`Matrix::for_consumer`] (or
+/// [`Matrix::default_matrix`]) and narrowed by its methods. Every dimension defaults to
+/// everything: every built-in runtime, scenario and dialect, swarm faults on every
+/// scenario plus the seed's incident without faults, seeds `0..3`.
 #[derive(Debug, Clone)]
 pub struct Matrix {
-    pub cells: Vec<Cell>,
-    pub seeds: Range<u64>,
-    pub threads: usize,
-    /// Simulated time per step of every run.
-    pub tick: Duration,
+    consumers: Vec<ConsumerChoice>,
+    runtimes: Vec<RuntimeChoice>,
+    scenarios: Vec<Scenario>,
+    dialects: Vec<Dialect>,
+    faults: FaultModes,
+    seeds: Range<u64>,
+    threads: usize,
+    tick: Duration,
+    /// Runtimes that could not be resolved: reported as harness errors by a sweep.
+    problems: Vec<String>,
+    /// The one value of a dimension the environment narrowed it to.
+    only: CellFilter,
+}
+
+/// One value per dimension to keep (`None` keeps them all).
+#[derive(Debug, Clone, Default)]
+struct CellFilter {
+    runtime: Option<String>,
+    scenario: Option<Scenario>,
+    dialect: Option<Dialect>,
+    faults: Option<Faults>,
+}
+
+impl CellFilter {
+    fn keeps(&self, cell: &Cell) -> bool {
+        self.runtime
+            .as_ref()
+            .is_none_or(|label| *label == cell.runtime.label)
+            && self
+                .scenario
+                .is_none_or(|scenario| scenario == cell.scenario)
+            && self.dialect.is_none_or(|dialect| dialect == cell.dialect)
+            && self
+                .faults
+                .as_ref()
+                .is_none_or(|faults| *faults == cell.faults)
+    }
+}
+
+/// Which faults each scenario runs under.
+#[derive(Debug, Clone)]
+enum FaultModes {
+    /// Swarm faults everywhere, and the seed's incident once more without faults (where
+    /// the naive consumer's divergences are declared).
+    SwarmAndQuietIncident,
+    /// Exactly these, on every scenario.
+    Only(Vec<Faults>),
 }
 
 /// How many seeds each cell of the default matrix runs.
 pub const DEFAULT_SEEDS: u64 = 3;
 
+/// A runtime for [`Matrix::runtimes`]: a built-in's name, a personality file's path, or a
+/// [`RuntimeChoice`] made by hand.
+pub trait IntoRuntime {
+    /// The runtime, or why there is none.
+    fn into_runtime(self) -> Result<RuntimeChoice, String>;
+}
+
+impl IntoRuntime for RuntimeChoice {
+    fn into_runtime(self) -> Result<RuntimeChoice, String> {
+        Ok(self)
+    }
+}
+
+impl IntoRuntime for &str {
+    fn into_runtime(self) -> Result<RuntimeChoice, String> {
+        RuntimeChoice::resolve(self)
+    }
+}
+
+impl IntoRuntime for String {
+    fn into_runtime(self) -> Result<RuntimeChoice, String> {
+        RuntimeChoice::resolve(&self)
+    }
+}
+
 impl Matrix {
-    /// The embedded matrix `meshsim` runs with no arguments: every built-in runtime,
-    /// both built-in consumers, every dialect and scenario under swarm faults, and the
-    /// seed's incident without faults (where the naive consumer's divergences are declared).
+    /// The embedded matrix `meshsim` runs with no arguments: both built-in consumers
+    /// across everything.
     pub fn default_matrix() -> Self {
-        Self::of(
-            &[ConsumerChoice::Naive, ConsumerChoice::Reconciling],
-            &builtin_runtimes(),
-            &Scenario::ALL,
-            &Dialect::ALL,
-            true,
-        )
+        Self::for_consumers([ConsumerChoice::Naive, ConsumerChoice::Reconciling])
     }
 
-    /// Every built-in runtime, dialect and scenario for one consumer (e.g. a user's own).
+    /// One consumer (e.g. a user's own) across every built-in runtime, scenario and dialect.
     pub fn for_consumer(consumer: ConsumerChoice) -> Self {
-        Self::of(
-            &[consumer],
-            &builtin_runtimes(),
-            &Scenario::ALL,
-            &Dialect::ALL,
-            true,
-        )
+        Self::for_consumers([consumer])
     }
 
-    /// The cross product, with swarm faults (and, when `incident_without_faults`, the
-    /// seed's incident once more without them).
-    pub fn of(
-        consumers: &[ConsumerChoice],
-        runtimes: &[RuntimeChoice],
-        scenarios: &[Scenario],
-        dialects: &[Dialect],
-        incident_without_faults: bool,
-    ) -> Self {
-        let mut cells = Vec::new();
-        for scenario in scenarios {
-            let mut modes = Vec::new();
-            if incident_without_faults && *scenario == Scenario::SeedIncident {
-                modes.push(Faults::None);
-            }
-            modes.push(Faults::Swarm);
-            for faults in modes {
-                for runtime in runtimes {
-                    for consumer in consumers {
-                        for dialect in dialects {
-                            cells.push(Cell {
-                                scenario: *scenario,
-                                runtime: runtime.clone(),
-                                consumer: consumer.clone(),
-                                dialect: *dialect,
-                                faults: faults.clone(),
-                            });
-                        }
-                    }
-                }
-            }
-        }
+    /// These consumers across every built-in runtime, scenario and dialect.
+    pub fn for_consumers(consumers: impl IntoIterator<Item = ConsumerChoice>) -> Self {
         Matrix {
-            cells,
+            consumers: consumers.into_iter().collect(),
+            runtimes: builtin_runtimes(),
+            scenarios: Scenario::ALL.to_vec(),
+            dialects: Dialect::ALL.to_vec(),
+            faults: FaultModes::SwarmAndQuietIncident,
             seeds: 0..DEFAULT_SEEDS,
             threads: default_threads(),
             tick: DEFAULT_TICK,
+            problems: Vec::new(),
+            only: CellFilter::default(),
         }
+    }
+
+    /// Only these runtimes: built-in names, personality files or [`RuntimeChoice`]s. A
+    /// name that resolves to nothing makes the sweep fail with a harness error naming it.
+    pub fn runtimes<R: IntoRuntime>(mut self, runtimes: impl IntoIterator<Item = R>) -> Self {
+        self.runtimes.clear();
+        for runtime in runtimes {
+            match runtime.into_runtime() {
+                Ok(runtime) => self.runtimes.push(runtime),
+                Err(problem) => self.problems.push(problem),
+            }
+        }
+        self
+    }
+
+    /// Only these scenarios.
+    pub fn scenarios(mut self, scenarios: impl IntoIterator<Item = Scenario>) -> Self {
+        self.scenarios = scenarios.into_iter().collect();
+        self
+    }
+
+    /// Only these dialects.
+    pub fn dialects(mut self, dialects: impl IntoIterator<Item = Dialect>) -> Self {
+        self.dialects = dialects.into_iter().collect();
+        self
+    }
+
+    /// Every scenario under each of these fault modes (instead of the default: swarm
+    /// faults everywhere plus the seed's incident without faults).
+    pub fn faults(mut self, faults: impl IntoIterator<Item = Faults>) -> Self {
+        self.faults = FaultModes::Only(faults.into_iter().collect());
+        self
     }
 
     /// Sweeps these seeds.
@@ -150,12 +219,87 @@ impl Matrix {
         self
     }
 
+    /// The seeds swept.
+    pub fn seed_range(&self) -> Range<u64> {
+        self.seeds.clone()
+    }
+
+    /// The simulated time per step of every run.
+    pub fn step(&self) -> Duration {
+        self.tick
+    }
+
+    /// The labels of the runtimes swept.
+    pub fn runtime_labels(&self) -> Vec<String> {
+        self.runtimes
+            .iter()
+            .map(|runtime| runtime.label.clone())
+            .collect()
+    }
+
+    /// Only the cells of the runtime labelled `label`.
+    pub(crate) fn only_runtime(mut self, label: &str) -> Self {
+        self.only.runtime = Some(label.to_string());
+        self
+    }
+
+    /// Only the cells of `scenario`.
+    pub(crate) fn only_scenario(mut self, scenario: Scenario) -> Self {
+        self.only.scenario = Some(scenario);
+        self
+    }
+
+    /// Only the cells of `dialect`.
+    pub(crate) fn only_dialect(mut self, dialect: Dialect) -> Self {
+        self.only.dialect = Some(dialect);
+        self
+    }
+
+    /// Only the cells under `faults`.
+    pub(crate) fn only_faults(mut self, faults: &Faults) -> Self {
+        self.only.faults = Some(faults.clone());
+        self
+    }
+
+    /// Every cell: scenario-major, then fault mode, runtime, consumer, dialect.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for scenario in &self.scenarios {
+            let modes = match &self.faults {
+                FaultModes::SwarmAndQuietIncident if *scenario == Scenario::SeedIncident => {
+                    vec![Faults::None, Faults::Swarm]
+                }
+                FaultModes::SwarmAndQuietIncident => vec![Faults::Swarm],
+                FaultModes::Only(modes) => modes.clone(),
+            };
+            for faults in modes {
+                for runtime in &self.runtimes {
+                    for consumer in &self.consumers {
+                        for dialect in &self.dialects {
+                            cells.push(Cell {
+                                scenario: *scenario,
+                                runtime: runtime.clone(),
+                                consumer: consumer.clone(),
+                                dialect: *dialect,
+                                faults: faults.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        cells.retain(|cell| self.only.keeps(cell));
+        cells
+    }
+
     /// Every run, seed-major (all cells of one seed, then the next), so that a shard of
     /// the seed range is a contiguous block of the full sweep.
     pub fn specs(&self) -> impl Iterator<Item = RunSpec> + '_ {
+        let cells = self.cells();
         self.seeds.clone().flat_map(move |seed| {
-            self.cells
-                .iter()
+            cells
+                .clone()
+                .into_iter()
                 .map(move |cell| cell.spec(seed, self.tick))
         })
     }
@@ -164,7 +308,7 @@ impl Matrix {
     pub fn len(&self) -> usize {
         let seeds =
             usize::try_from(self.seeds.end.saturating_sub(self.seeds.start)).unwrap_or(usize::MAX);
-        seeds.saturating_mul(self.cells.len())
+        seeds.saturating_mul(self.cells().len())
     }
 
     /// Whether the sweep makes no run at all.
@@ -174,76 +318,112 @@ impl Matrix {
 
     /// Runs the sweep, calling `each` with every result in sweep order (whatever the
     /// number of threads), and returns the tally. Passing runs are not kept.
-    pub fn run_with(&self, mut each: impl FnMut(&RunResult, Expect, bool)) -> Tally {
+    pub fn run_with(&self, each: impl FnMut(&RunResult, Expect, bool)) -> Tally {
         // Each run's spec is made when a thread takes it (a spec holds a whole personality:
         // collecting 100,000 of them up front took 75 MB), in the order of `specs()`.
-        let total = self.len();
+        let cells = self.cells();
+        let total = if cells.is_empty() { 0 } else { self.len() };
         let spec_at = |index: usize| {
-            let seed = self.seeds.start + (index / self.cells.len()) as u64;
-            self.cells[index % self.cells.len()].spec(seed, self.tick)
+            let seed = self.seeds.start + (index / cells.len()) as u64;
+            cells[index % cells.len()].spec(seed, self.tick)
         };
-        let next = AtomicUsize::new(0);
-        let (sender, receiver) = mpsc::channel::<(usize, Result<RunResult, String>)>();
-        let mut tally = Tally::default();
-        let errors = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..self.threads.min(total).max(1) {
-                let sender = sender.clone();
-                let (spec_at, next) = (&spec_at, &next);
-                scope.spawn(move || {
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= total {
-                            break;
-                        }
-                        let result = run_caught(&spec_at(index));
-                        if sender.send((index, result)).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-            drop(sender);
-            let mut pending = BTreeMap::new();
-            let mut expected_index = 0;
-            for (index, result) in receiver {
-                pending.insert(index, result);
-                while let Some(result) = pending.remove(&expected_index) {
-                    match result {
-                        Ok(result) => {
-                            let rule = rule_for(&result.spec);
-                            let matched = meets(rule.expect, &result);
-                            tally.add(&result, rule.expect, matched);
-                            each(&result, rule.expect, matched);
-                        }
-                        Err(error) => errors
-                            .lock()
-                            .unwrap_or_else(|poisoned| poisoned.into_inner())
-                            .push(format!(
-                                "{}: {error}",
-                                spec_at(expected_index).replay_command(None)
-                            )),
-                    }
-                    expected_index += 1;
-                }
-            }
-        });
-        tally.errors = errors
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut tally = sweep_specs(total, spec_at, self.threads, each);
+        tally.errors.splice(0..0, self.problems.iter().cloned());
         tally
     }
 
-    /// Runs the sweep and keeps the results that did not meet their expectation.
+    /// Runs the sweep as a test does, and keeps the results that did not meet their
+    /// expectation. The environment narrows or widens it ([`TestEnv`]: `MESHSIM_SEED`,
+    /// `MESHSIM_SEEDS`, `MESHSIM_RUNTIME`, `MESHSIM_SCENARIO`, `MESHSIM_DIALECT`,
+    /// `MESHSIM_FAULTS`); the runs remembered in the regressions file beside the calling
+    /// test run first, and a failing run is added to it ([`crate::regressions`]).
+    #[track_caller]
     pub fn run(&self) -> SweepOutcome {
+        let caller = TestCaller::here(std::panic::Location::caller());
+        let narrowed = match TestEnv::from_env().and_then(|env| env.apply(self.clone())) {
+            Ok(narrowed) => narrowed,
+            Err(problem) => return SweepOutcome::refused(problem, caller),
+        };
+        let remembered = Regressions::load(&caller).specs_in(&caller, &narrowed);
         let mut mismatches = Vec::new();
-        let tally = self.run_with(|result, expect, matched| {
+        let mut tally = sweep_specs(
+            remembered.len(),
+            |index| remembered[index].clone(),
+            narrowed.threads,
+            |result, expect, matched| {
+                if !matched {
+                    mismatches.push((result.clone(), expect));
+                }
+            },
+        );
+        let swept = narrowed.run_with(|result, expect, matched| {
             if !matched {
                 mismatches.push((result.clone(), expect));
             }
         });
-        SweepOutcome { tally, mismatches }
+        tally.merge(swept);
+        SweepOutcome::new(tally, mismatches, caller)
     }
+}
+
+/// Runs `total` specs (the `index`th made by `spec_at` when a thread takes it) on
+/// `threads` threads, calling `each` in index order, and tallies them.
+fn sweep_specs(
+    total: usize,
+    spec_at: impl Fn(usize) -> RunSpec + Sync,
+    threads: usize,
+    mut each: impl FnMut(&RunResult, Expect, bool),
+) -> Tally {
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel::<(usize, Result<RunResult, String>)>();
+    let mut tally = Tally::default();
+    let errors = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(total).max(1) {
+            let sender = sender.clone();
+            let (spec_at, next) = (&spec_at, &next);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= total {
+                        break;
+                    }
+                    let result = run_caught(&spec_at(index));
+                    if sender.send((index, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut pending = BTreeMap::new();
+        let mut expected_index = 0;
+        for (index, result) in receiver {
+            pending.insert(index, result);
+            while let Some(result) = pending.remove(&expected_index) {
+                match result {
+                    Ok(result) => {
+                        let rule = rule_for(&result.spec);
+                        let matched = meets(rule.expect, &result);
+                        tally.add(&result, rule.expect, matched);
+                        each(&result, rule.expect, matched);
+                    }
+                    Err(error) => errors
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .push(format!(
+                            "{}: {error}",
+                            spec_at(expected_index).replay_command(None)
+                        )),
+                }
+                expected_index += 1;
+            }
+        }
+    });
+    tally.errors = errors
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    tally
 }
 
 /// Counts per cell and overall.
@@ -312,52 +492,25 @@ impl Tally {
         }
     }
 
+    /// Adds `other`'s counts to these.
+    fn merge(&mut self, other: Tally) {
+        self.runs += other.runs;
+        self.holds += other.holds;
+        self.violated += other.violated;
+        self.mismatched += other.mismatched;
+        self.errors.extend(other.errors);
+        for (key, cell) in other.cells {
+            let mine = self.cells.entry(key).or_default();
+            mine.holds += cell.holds;
+            mine.violated += cell.violated;
+            mine.mismatched += cell.mismatched;
+            mine.expect = cell.expect.or(mine.expect);
+        }
+    }
+
     /// Whether every run met its expectation and every run could be carried out.
     pub fn all_expected(&self) -> bool {
         self.mismatched == 0 && self.errors.is_empty()
-    }
-}
-
-/// A finished sweep: the tally and every run that did not meet its expectation.
-#[derive(Debug)]
-pub struct SweepOutcome {
-    pub tally: Tally,
-    pub mismatches: Vec<(RunResult, Expect)>,
-}
-
-impl SweepOutcome {
-    /// Panics, listing each mismatch with its violations and replay command, unless every
-    /// run met its expectation.
-    pub fn assert_expectations(&self) {
-        if self.tally.all_expected() {
-            return;
-        }
-        let mut message = format!(
-            "{} of {} runs did not meet their expectation\n",
-            self.mismatches.len(),
-            self.tally.runs
-        );
-        for (result, expect) in self.mismatches.iter().take(20) {
-            message.push_str(&format!("- expected {expect:?}, got {:?}", result.verdict));
-            for violation in &result.violations {
-                message.push_str(&format!(
-                    "\n    {} (job {}, task {}, at {} ms): {}",
-                    violation.invariant,
-                    violation.job,
-                    violation.task.as_deref().unwrap_or("-"),
-                    violation.at_ms,
-                    violation.detail
-                ));
-            }
-            message.push_str(&format!(
-                "\n    replay: {}\n",
-                result.spec.replay_command(None)
-            ));
-        }
-        for error in &self.tally.errors {
-            message.push_str(&format!("- harness error: {error}\n"));
-        }
-        panic!("{message}");
     }
 }
 

@@ -143,7 +143,7 @@ mod tests {
     use meshsim_scenarios::Matrix;
 
     fn identity_of(matrix: &Matrix, shard: Shard) -> SweepIdentity {
-        SweepIdentity::of(&matrix.cells, matrix.tick, 0..8, shard)
+        SweepIdentity::of(&matrix.cells(), matrix.step(), 0..8, shard)
     }
 
     #[test]
@@ -155,8 +155,7 @@ mod tests {
         assert_eq!(third.whole(), identity_of(&matrix, Shard::WHOLE));
         assert_eq!(third.slice(), 4..6);
 
-        let mut fewer = matrix.clone();
-        fewer.cells.pop();
+        let fewer = matrix.clone().dialects([meshsim_protocol::Dialect::V1_0]);
         let other = identity_of(&fewer, Shard { index: 1, count: 4 });
         assert!(
             first

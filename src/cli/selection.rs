@@ -129,19 +129,7 @@ impl FromStr for SeedRange {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (start, end) = s
-            .split_once("..")
-            .ok_or_else(|| format!("seed range `{s}` is not of the form A..B"))?;
-        let parse = |text: &str| {
-            text.parse::<Seed>()
-                .map(Seed::value)
-                .map_err(|error| format!("seed range `{s}`: {error}"))
-        };
-        let (start, end) = (parse(start)?, parse(end)?);
-        if start >= end {
-            return Err(format!("seed range `{s}` is empty (A must be below B)"));
-        }
-        Ok(SeedRange(start..end))
+        meshsim_scenarios::test_env::parse_seed_range(s).map(SeedRange)
     }
 }
 

@@ -120,17 +120,12 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
     } else {
         args.dialect.clone()
     };
-    let mut matrix = Matrix::of(
-        &consumers,
-        &runtimes,
-        &scenarios,
-        &dialects,
-        args.faults.is_none(),
-    );
+    let mut matrix = Matrix::for_consumers(consumers)
+        .runtimes(runtimes)
+        .scenarios(scenarios)
+        .dialects(dialects);
     if let Some(mode) = args.faults {
-        for cell in &mut matrix.cells {
-            cell.faults = mode.faults();
-        }
+        matrix = matrix.faults([mode.faults()]);
     }
     let seeds = match (&args.seed_range, args.seeds) {
         (Some(SeedRange(range)), _) => range.clone(),
@@ -143,7 +138,7 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
         None => Shard::WHOLE,
     };
     let tick = args.tick.unwrap_or(DEFAULT_TICK);
-    let identity = SweepIdentity::of(&matrix.cells, tick, seeds.clone(), shard);
+    let identity = SweepIdentity::of(&matrix.cells(), tick, seeds.clone(), shard);
     let matrix = matrix
         .seeds(shard.slice(seeds))
         .tick(tick)
@@ -258,8 +253,8 @@ mod tests {
     #[test]
     fn the_default_sweep_steps_at_the_default_tick() {
         let (matrix, identity) = matrix(&SweepArgs::default()).expect("the default matrix");
-        assert_eq!(matrix.tick, DEFAULT_TICK);
+        assert_eq!(matrix.step(), DEFAULT_TICK);
         assert_eq!(identity.shard, Shard::WHOLE);
-        assert_eq!(matrix.seeds, 0..DEFAULT_SEEDS);
+        assert_eq!(matrix.seed_range(), 0..DEFAULT_SEEDS);
     }
 }

@@ -4,19 +4,18 @@
 
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::matrix::builtin_runtimes;
-use meshsim_scenarios::{ConsumerChoice, Matrix, Scenario};
+use meshsim_scenarios::{ConsumerChoice, Faults, Matrix, Scenario};
 
 #[test]
 fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect() {
-    let matrix = Matrix::of(
-        &[ConsumerChoice::Reconciling],
-        &builtin_runtimes(),
-        &[Scenario::SeedIncident],
-        &Dialect::ALL,
-        false,
-    )
-    .seeds(1000..1200);
-    assert_eq!(matrix.len(), 200 * 7 * 3);
+    let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
+        .scenarios([Scenario::SeedIncident])
+        .faults([Faults::Swarm])
+        .seeds(1000..1200);
+    assert_eq!(
+        matrix.len(),
+        200 * builtin_runtimes().len() * Dialect::ALL.len()
+    );
     let outcome = matrix.run();
     assert_eq!(outcome.tally.runs, matrix.len());
     outcome.assert_expectations();
@@ -29,14 +28,10 @@ fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
         .into_iter()
         .filter(|scenario| *scenario != Scenario::SeedIncident)
         .collect();
-    let matrix = Matrix::of(
-        &[ConsumerChoice::Reconciling],
-        &builtin_runtimes(),
-        &scenarios,
-        &Dialect::ALL,
-        false,
-    )
-    .seeds(0..8);
+    let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
+        .scenarios(scenarios)
+        .faults([Faults::Swarm])
+        .seeds(0..8);
     let outcome = matrix.run();
     outcome.assert_expectations();
     assert_eq!(outcome.tally.violated, 0);

@@ -259,15 +259,13 @@ pub fn scaling(seeds: Range<u64>, tick: Duration) -> Scaling {
         .iter()
         .filter_map(|name| RuntimeChoice::resolve(name).ok())
         .collect();
-    let matrix = Matrix::of(
-        &[ConsumerChoice::Reconciling],
-        &runtimes,
-        &[Scenario::SeedIncident],
-        &[DIALECT],
-        false,
-    )
-    .seeds(seeds)
-    .tick(tick);
+    let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
+        .runtimes(runtimes)
+        .scenarios([Scenario::SeedIncident])
+        .dialects([DIALECT])
+        .faults([Faults::Swarm])
+        .seeds(seeds)
+        .tick(tick);
     let rate = |threads: usize| {
         let start = Instant::now();
         let tally = matrix.clone().threads(threads).run_with(|_, _, _| {});
