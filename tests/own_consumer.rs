@@ -1,18 +1,13 @@
 //! The public test API: put your own consumer through the matrix in a few lines. Here the
 //! "user's consumer" wraps the reconciling consumer, as an orchestrator would wrap its own
-//! client code behind the `Consumer` trait.
+//! client code behind the `Consumer` trait. `MESHSIM_SEEDS=0..50 cargo test --test
+//! own_consumer` sweeps 50 seeds per cell, `MESHSIM_SEED=7` one.
 
-use meshsim_consumer::{
-    BoxFuture, Consumer, Job, JobReport, ReconcilingConfig, ReconcilingConsumer,
-};
-use meshsim_protocol::Dialect;
-use meshsim_scenarios::matrix::builtin_runtimes;
-use meshsim_scenarios::{ConsumerChoice, Matrix, Scenario, sim_client};
-use meshsim_sim::TurmoilConnector;
+use a2a_meshsim::prelude::*;
 
 /// A user's consumer: anything that implements `Consumer`.
 struct MyOrchestrator {
-    inner: ReconcilingConsumer<TurmoilConnector>,
+    inner: ReconcilingConsumer<SimConnector>,
 }
 
 impl Consumer for MyOrchestrator {
@@ -25,27 +20,49 @@ impl Consumer for MyOrchestrator {
     }
 }
 
-#[test]
-fn my_consumer_holds_across_the_matrix() {
-    let mine = ConsumerChoice::custom("my-orchestrator", |connector, seed| {
+fn my_orchestrator(name: &str) -> ConsumerChoice {
+    ConsumerChoice::custom(name, |connector, seed| {
         // Timeouts that fit the 30 s liveness bound: with the real-network defaults (60 s
         // idle) a stream held silent by a fault outlives the bound, and the oracle says so.
         let config = ReconcilingConfig {
             client: sim_client(),
             ..ReconcilingConfig::default()
         };
-        Box::new(MyOrchestrator {
+        MyOrchestrator {
             inner: ReconcilingConsumer::new(connector, config, seed),
-        })
+        }
+    })
+}
+
+#[test]
+fn my_consumer_holds_across_the_matrix() {
+    Matrix::for_consumer(my_orchestrator("my-orchestrator"))
+        .seeds(0..2)
+        .run()
+        .assert_expectations();
+}
+
+/// Expectations bind to the consumer under test: one of the user's called `naive` is held
+/// to every invariant, not to the built-in naive consumer's declared divergences. The
+/// naive consumer itself, under a user's name, fails where the built-in is expected to.
+#[test]
+fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
+    let naive_as_mine = ConsumerChoice::custom("naive", |connector, seed| {
+        NaiveConsumer::new(connector, sim_client(), seed)
     });
-    Matrix::of(
-        &[mine],
-        &builtin_runtimes(),
-        &Scenario::ALL,
-        &Dialect::ALL,
-        true,
-    )
-    .seeds(0..2)
-    .run()
-    .assert_expectations();
+    let outcome = Matrix::for_consumer(naive_as_mine)
+        .runtimes(["go-replaying"])
+        .scenarios([Scenario::SeedIncident])
+        .dialects([Dialect::V1_0])
+        .faults([Faults::None])
+        .seeds(0..1)
+        .threads(1)
+        .run();
+    assert!(!outcome.passed(), "{}", outcome.report());
+    let report = outcome.report();
+    assert!(
+        report.contains("expected every invariant to hold"),
+        "{report}"
+    );
+    assert!(report.contains("no-double-apply"), "{report}");
 }
