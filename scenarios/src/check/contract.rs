@@ -165,6 +165,9 @@ impl From<EventKind> for Via {
             EventKind::Snapshot => Via::Snapshot,
             EventKind::StatusUpdate => Via::StatusUpdate,
             EventKind::Result => Via::Result,
+            // Only a Rust consumer's `Report` makes these, and it never becomes a program's
+            // report; a state reported without its carrier is closest to an answer's task.
+            EventKind::Reported => Via::Result,
         }
     }
 }
