@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
+use subtle::ConstantTimeEq;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::ServiceExt;
 
@@ -94,11 +95,16 @@ impl Guard {
                 if !scheme.eq_ignore_ascii_case("bearer") {
                     return None;
                 }
-                let presented = presented.trim();
-                tokens
-                    .iter()
-                    .find(|(token, _)| same(token.as_bytes(), presented.as_bytes()))
-                    .map(|(_, router)| router)
+                let presented = presented.trim().as_bytes();
+                // Every token is compared, each in constant time (`subtle`), so the time
+                // taken says neither how much of a token matched nor which one did.
+                let mut tenant = None;
+                for (token, router) in tokens {
+                    if bool::from(token.as_bytes().ct_eq(presented)) {
+                        tenant = Some(router);
+                    }
+                }
+                tenant
             }
         }
     }
@@ -107,16 +113,6 @@ impl Guard {
     fn refuse(&self, status: StatusCode, code: ErrorCode, message: String) -> Response<Body> {
         refusal(self.dialect, status, RpcError::new(code, message))
     }
-}
-
-/// Compares a presented token without stopping at the first differing byte.
-fn same(expected: &[u8], presented: &[u8]) -> bool {
-    expected.len() == presented.len()
-        && expected
-            .iter()
-            .zip(presented)
-            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-            == 0
 }
 
 /// Counts a request in flight until dropped.
