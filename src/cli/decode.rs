@@ -3,6 +3,7 @@
 //! its dialect unless told, and prints the normalised model as JSON. Undecodable input exits
 //! with status 2 and a message naming the dialect and the field at fault.
 
+use crate::cli::output;
 use clap::Args;
 use meshsim_protocol::detect::{self, Detection};
 use meshsim_protocol::{DecodeError, Dialect, RpcResponse, RpcResult, StreamEvent};
@@ -20,13 +21,9 @@ pub struct DecodeArgs {
     input: String,
 }
 
-/// Why decoding stopped, and the exit status that says so.
-enum Failure {
-    /// Standard input could not be read (status 1).
-    Unreadable(String),
-    /// The input file is unreadable or not a document of the dialect (status 2).
-    Undecodable(String),
-}
+/// Why decoding stopped: the input (file or standard input) is unreadable or not a
+/// document of the dialect. Bad input, status 2.
+struct Failure(String);
 
 pub fn run(args: DecodeArgs) -> ExitCode {
     match decode(&args) {
@@ -37,17 +34,12 @@ pub fn run(args: DecodeArgs) -> ExitCode {
                     detection.dialect, detection.reason
                 );
             }
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).expect("JSON values serialise")
+            output::print_line(
+                &serde_json::to_string_pretty(&report).expect("JSON values serialise"),
             );
             ExitCode::SUCCESS
         }
-        Err(Failure::Unreadable(message)) => {
-            eprintln!("meshsim decode: {message}");
-            ExitCode::from(1)
-        }
-        Err(Failure::Undecodable(message)) => {
+        Err(Failure(message)) => {
             eprintln!("meshsim decode: {message}");
             ExitCode::from(2)
         }
@@ -59,12 +51,11 @@ fn read_input(input: &str) -> Result<String, Failure> {
     if input == "-" {
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|error| Failure::Unreadable(format!("cannot read stdin: {error}")))?;
+            .map_err(|error| Failure(format!("cannot read stdin: {error}")))?;
         return Ok(text);
     }
     // A file that cannot be read is a bad argument, like any other.
-    std::fs::read_to_string(input)
-        .map_err(|error| Failure::Undecodable(format!("cannot read {input}: {error}")))
+    std::fs::read_to_string(input).map_err(|error| Failure(format!("cannot read {input}: {error}")))
 }
 
 fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {
@@ -73,12 +64,12 @@ fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {
     let payload = text.trim();
     let payload = payload.strip_prefix("data:").unwrap_or(payload).trim();
     let json: Value = serde_json::from_str(payload)
-        .map_err(|error| Failure::Undecodable(format!("input is not JSON: {error}")))?;
+        .map_err(|error| Failure(format!("input is not JSON: {error}")))?;
     let (dialect, detection) = match args.dialect {
         Some(dialect) => (dialect, None),
         None => {
             let detection = detect::detect(&json).ok_or_else(|| {
-                Failure::Undecodable(
+                Failure(
                     "cannot tell the dialect of this document; pass --dialect v0.1|v0.3|v1.0"
                         .to_string(),
                 )
@@ -91,7 +82,7 @@ fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {
         None => String::new(),
     };
     let undecodable = |error: DecodeError| {
-        Failure::Undecodable(format!(
+        Failure(format!(
             "not a valid {} document{how}: field `{}`: {}",
             error.dialect, error.field, error.problem
         ))

@@ -1,15 +1,79 @@
 //! `meshsim list`: names what the other subcommands accept: every built-in runtime
 //! personality, wire dialect, scenario, consumer and invariant, and the declared
-//! expectations the sweep judges runs by.
+//! expectations the sweep judges runs by; with `--json`, the same as one JSON object.
 
+use crate::cli::output;
+use clap::Args;
 use meshsim_protocol::{Dialect, Method};
 use meshsim_runtimes::builtins;
-use meshsim_scenarios::{BUILTIN_CONSUMERS, Expect, Invariant, RULES, Scenario};
+use meshsim_scenarios::{BUILTIN_CONSUMERS, Expect, Invariant, RULES, Rule, Scenario};
+use serde_json::{Value, json};
 use std::process::ExitCode;
 
-pub fn run() -> ExitCode {
-    print!("{}", render());
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Write one JSON object (runtimes, dialects, scenarios, consumers, invariants,
+    /// expectations) instead of the text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ListArgs) -> ExitCode {
+    if args.json {
+        output::print_line(&render_json().to_string());
+    } else {
+        output::print(&render());
+    }
     ExitCode::SUCCESS
+}
+
+/// The methods `dialect` names, in the order of [`Method::ALL`].
+fn method_names(dialect: Dialect) -> Vec<&'static str> {
+    let codec = dialect.codec();
+    Method::ALL
+        .into_iter()
+        .filter_map(|method| codec.method_name(method))
+        .collect()
+}
+
+/// What a rule expects, as `meshsim list` words it.
+fn expectation(rule: &Rule) -> String {
+    match rule.expect {
+        Expect::Holds => "holds".to_string(),
+        Expect::Violates(invariant) => format!("violates {invariant}"),
+        Expect::Unspecified => "unspecified".to_string(),
+    }
+}
+
+fn render_json() -> Value {
+    json!({
+        "runtimes": builtins().iter().map(|personality| json!({
+            "name": personality.name,
+            "description": personality.description,
+        })).collect::<Vec<_>>(),
+        "dialects": Dialect::ALL.into_iter().map(|dialect| json!({
+            "name": dialect.name(),
+            "card_path": dialect.card_path(),
+            "methods": method_names(dialect),
+        })).collect::<Vec<_>>(),
+        "scenarios": Scenario::ALL.into_iter().map(|scenario| json!({
+            "name": scenario.name(),
+            "summary": scenario.summary(),
+        })).collect::<Vec<_>>(),
+        "consumers": BUILTIN_CONSUMERS,
+        "invariants": Invariant::ALL.into_iter().map(|invariant| json!({
+            "name": invariant.name(),
+            "description": invariant.description(),
+        })).collect::<Vec<_>>(),
+        "expectations": RULES.iter().map(|rule| json!({
+            "consumer": rule.consumer,
+            "runtime": rule.runtime,
+            "scenario": rule.scenario.map(Scenario::name),
+            "swarm": rule.swarm,
+            "expect": expectation(rule),
+            "why": rule.why,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 fn render() -> String {
@@ -28,11 +92,7 @@ fn render() -> String {
     }
     out.push_str("dialects (--dialect):\n");
     for dialect in Dialect::ALL {
-        let codec = dialect.codec();
-        let methods: Vec<&str> = Method::ALL
-            .into_iter()
-            .filter_map(|method| codec.method_name(method))
-            .collect();
+        let methods = method_names(dialect);
         out.push_str(&format!(
             "  {}  card at {}; methods {}\n",
             dialect,
@@ -62,11 +122,7 @@ fn render() -> String {
     }
     out.push_str("expectations (first match decides; `any` matches anything):\n");
     for rule in RULES {
-        let expect = match rule.expect {
-            Expect::Holds => "holds".to_string(),
-            Expect::Violates(invariant) => format!("violates {invariant}"),
-            Expect::Unspecified => "unspecified".to_string(),
-        };
+        let expect = expectation(rule);
         let faults = match rule.swarm {
             Some(true) => "swarm faults",
             Some(false) => "no faults",
@@ -115,5 +171,27 @@ mod tests {
             );
         }
         assert!(text.contains("naive, reconciling"));
+    }
+
+    #[test]
+    fn the_json_names_what_the_text_names() {
+        let value = render_json();
+        let names = |key: &str| -> Vec<String> {
+            value[key]
+                .as_array()
+                .unwrap_or_else(|| panic!("{key} is a list"))
+                .iter()
+                .map(|entry| entry["name"].as_str().expect("a name").to_string())
+                .collect()
+        };
+        assert_eq!(names("runtimes"), meshsim_runtimes::BUILTIN_NAMES.to_vec());
+        assert_eq!(names("dialects"), ["v0.1", "v0.3", "v1.0"]);
+        assert_eq!(names("scenarios").len(), Scenario::ALL.len());
+        assert_eq!(names("invariants").len(), Invariant::ALL.len());
+        assert_eq!(
+            value["expectations"].as_array().map(Vec::len),
+            Some(RULES.len())
+        );
+        assert_eq!(value["consumers"], json!(BUILTIN_CONSUMERS));
     }
 }

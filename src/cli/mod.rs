@@ -1,5 +1,6 @@
 //! The command line: one [`Command`] variant per subcommand, each implemented in
-//! `src/cli/<name>.rs`. Bad arguments exit with status 2 (clap's convention).
+//! `src/cli/<name>.rs`. Exit statuses: 0 success, 1 a failing verdict, 2 bad usage or
+//! input ([`output::EXIT_STATUS`], shown in every `--help`).
 
 mod bench;
 mod check;
@@ -8,6 +9,7 @@ mod decode;
 mod identity;
 mod list;
 mod merge;
+mod output;
 mod probe;
 mod replay;
 mod run_json;
@@ -20,7 +22,7 @@ mod sweep_output;
 mod table;
 mod usage;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// meshsim: reproduce A2A lifecycle divergences from a seed.
@@ -35,8 +37,14 @@ pub struct Cli {
 
 impl Cli {
     /// Parses the command line; a bad argument is reported in one line, status 2.
+    /// Every `--help` ends with the exit statuses.
     pub fn parse_args() -> Result<Self, ExitCode> {
-        <Cli as Parser>::try_parse().map_err(usage::report)
+        <Cli as CommandFactory>::command()
+            .after_help(output::EXIT_STATUS)
+            .mut_subcommands(|subcommand| subcommand.after_help(output::EXIT_STATUS))
+            .try_get_matches()
+            .and_then(|matches| <Cli as FromArgMatches>::from_arg_matches(&matches))
+            .map_err(usage::report)
     }
 
     /// Runs the subcommand, or the default sweep when there is none; its exit status.
@@ -59,7 +67,7 @@ pub enum Command {
     /// Run one runtime personality on real TCP (loopback by default) and print its URL.
     Serve(serve::ServeArgs),
     /// Name every built-in runtime personality and every wire dialect.
-    List,
+    List(list::ListArgs),
     /// Sweep the matrix of scenario x runtime x consumer x dialect over many seeds and
     /// print the verdict table (or JSON lines); exit 0 when every run met its expectation.
     Sweep(sweep::SweepArgs),
@@ -91,7 +99,7 @@ impl Command {
             Command::Decode(args) => decode::run(args),
             Command::Probe(args) => probe::run(args),
             Command::Serve(args) => serve::run(args),
-            Command::List => list::run(),
+            Command::List(args) => list::run(args),
             Command::Sweep(args) => sweep::run(args),
             Command::Merge(args) => merge::run(args),
             Command::Replay(args) => replay::run(args),

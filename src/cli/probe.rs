@@ -2,6 +2,7 @@
 //! TCP and prints the measured profile beside the Card's claims, each contradiction named.
 //! The probe itself lives in `meshsim_consumer::probe`; this only prints.
 
+use crate::cli::output;
 use clap::Args;
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, ClientError, TcpConnector};
@@ -50,7 +51,7 @@ pub fn run(args: ProbeArgs) -> ExitCode {
     match runtime.block_on(probe(connector, &args.url, &config)) {
         Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
             Ok(json) => {
-                println!("{json}");
+                output::print_line(&json);
                 ExitCode::SUCCESS
             }
             Err(error) => {
@@ -59,7 +60,7 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             }
         },
         Ok(report) => {
-            print!("{}", render(&report));
+            output::print(&render(&report));
             ExitCode::SUCCESS
         }
         Err(error @ ClientError::Url { .. }) => {

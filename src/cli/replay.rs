@@ -1,8 +1,11 @@
 //! `meshsim replay`: runs one seed again and prints its timeline (simulated time, host,
 //! event), the fault plan, the verdict with each violation, and the trace hash; with
-//! `--json` the last line is one JSON object with the fields of a sweep line; with
-//! `--timeline FILE.html` it also draws the run as a self-contained HTML page.
+//! `--json`, only one JSON object with the fields of a sweep line instead; with
+//! `--timeline FILE.html` it also draws the run as a self-contained HTML page. Exits 1 when
+//! the run violates an invariant, so `git bisect run meshsim replay ...` finds the commit
+//! that broke a run.
 
+use crate::cli::output;
 use crate::cli::run_json::run_json;
 use crate::cli::selection::RunArgs;
 use clap::Args;
@@ -18,7 +21,8 @@ pub struct ReplayArgs {
     /// Also write the trace as JSON lines to this file.
     #[arg(long)]
     trace: Option<PathBuf>,
-    /// End with one JSON object describing the run.
+    /// Write only one JSON object describing the run (the fields of a `sweep --json` line)
+    /// instead of the text.
     #[arg(long)]
     json: bool,
     /// Also draw the run (lanes, arrows, fault windows, view vs truth, violations) as a
@@ -42,23 +46,33 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let result = match meshsim_scenarios::run(&spec, &options) {
         Ok(result) => result,
         Err(error) => {
+            // The plan, the configuration or the trace file did not fit: bad input.
             eprintln!("meshsim replay: the run could not be carried out: {error}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
-    print!("{}", render(&result));
+    if args.json {
+        let rule = rule_for(&result.spec);
+        let matched = meshsim_scenarios::expectation::meets(rule.expect, &result);
+        output::print_line(&run_json(&result, rule.expect, matched).to_string());
+    } else {
+        output::print(&render(&result));
+    }
     if let Some(path) = &args.timeline
         && let Err(problem) = write_timeline(&result, path)
     {
         eprintln!("meshsim replay: {problem}");
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
-    if args.json {
-        let rule = rule_for(&result.spec);
-        let matched = meshsim_scenarios::expectation::meets(rule.expect, &result);
-        println!("{}", run_json(&result, rule.expect, matched));
+    verdict_status(result.verdict)
+}
+
+/// The exit status of a run's verdict: 0 when it holds, 1 when it violates an invariant.
+pub fn verdict_status(verdict: Verdict) -> ExitCode {
+    match verdict {
+        Verdict::Holds => ExitCode::SUCCESS,
+        Verdict::Violated => ExitCode::FAILURE,
     }
-    ExitCode::SUCCESS
 }
 
 /// Writes the timeline page of `result` (which kept its trace) to `path`.

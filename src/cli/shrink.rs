@@ -1,11 +1,15 @@
 //! `meshsim shrink`: takes a failing run and finds, by delta debugging, the smallest fault
 //! plan and then the fewest jobs that still violate the same invariant; prints the shrunk
-//! plan and the replay command that reproduces it.
+//! plan and the replay command that reproduces it (with `--json`, one JSON object instead).
+//! Like `replay`, it exits with the verdict of the run it prints: 1 for a shrunk violation,
+//! 0 when the run holds the invariant and there is nothing to shrink.
 
+use crate::cli::output;
 use crate::cli::selection::RunArgs;
 use clap::Args;
 use meshsim_scenarios::{Faults, Invariant, RunOptions, RunSpec};
 use meshsim_sim::fault::shrink as shrink_plan;
+use serde_json::json;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -15,6 +19,10 @@ pub struct ShrinkArgs {
     /// The invariant to preserve (default: the first one the run violates).
     #[arg(long)]
     invariant: Option<Invariant>,
+    /// Write only one JSON object (the invariant, faults and jobs before and after, the
+    /// runs it took, the shrunk plan, the replay command) instead of the text.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: ShrinkArgs) -> ExitCode {
@@ -29,24 +37,18 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(result) => result,
         Err(error) => {
             eprintln!("meshsim shrink: the run could not be carried out: {error}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
     let target = match args.invariant {
         Some(invariant) => invariant,
         None => match original.violations.first() {
             Some(violation) => violation.invariant,
-            None => {
-                eprintln!(
-                    "meshsim shrink: the run holds every invariant; there is nothing to shrink"
-                );
-                return ExitCode::FAILURE;
-            }
+            None => return nothing_to_shrink(args.json, None),
         },
     };
     if !original.violations.iter().any(|v| v.invariant == target) {
-        eprintln!("meshsim shrink: the run does not violate {target}");
-        return ExitCode::FAILURE;
+        return nothing_to_shrink(args.json, Some(target));
     }
     let violates = |candidate: &RunSpec| {
         meshsim_scenarios::run(candidate, &RunOptions::default())
@@ -74,19 +76,44 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     let Faults::Plan(plan) = &shrunk.faults else {
         unreachable!("the shrunk run has an explicit plan")
     };
-    println!(
-        "shrunk {target}: {} fault(s) -> {}, {} job(s) -> {} ({} runs)",
-        original.plan.faults.len(),
-        plan.faults.len(),
-        jobs,
-        shrunk.job_limit.unwrap_or(jobs),
-        1 + plan_runs + job_runs
-    );
     let compact = serde_json::to_string(plan).unwrap_or_default();
-    println!("plan: {compact}");
-    println!(
-        "replay: {} --plan-json '{compact}'",
+    let replay = format!(
+        "{} --plan-json '{compact}'",
         shrunk.replay_command(Some("-")).replace(" --plan -", "")
     );
+    let (faults, jobs_after) = (plan.faults.len(), shrunk.job_limit.unwrap_or(jobs));
+    let runs = 1 + plan_runs + job_runs;
+    if args.json {
+        let report = json!({
+            "verdict": "violated",
+            "invariant": target.name(),
+            "faults": [original.plan.faults.len(), faults],
+            "jobs": [jobs, jobs_after],
+            "runs": runs,
+            "plan": plan,
+            "replay": replay,
+        });
+        output::print_line(&report.to_string());
+    } else {
+        output::print(&format!(
+            "shrunk {target}: {} fault(s) -> {faults}, {jobs} job(s) -> {jobs_after} ({runs} runs)\n\
+             plan: {compact}\nreplay: {replay}\n",
+            original.plan.faults.len(),
+        ));
+    }
+    ExitCode::FAILURE
+}
+
+/// The run holds `invariant` (or every invariant): said on stderr (and as JSON with
+/// `--json`), status 0 like a replay that holds.
+fn nothing_to_shrink(json: bool, invariant: Option<Invariant>) -> ExitCode {
+    let what = invariant.map_or("every invariant".to_string(), |invariant| {
+        invariant.to_string()
+    });
+    eprintln!("meshsim shrink: the run holds {what}; there is nothing to shrink");
+    if json {
+        let report = json!({"verdict": "holds", "invariant": invariant.map(Invariant::name)});
+        output::print_line(&report.to_string());
+    }
     ExitCode::SUCCESS
 }

@@ -6,9 +6,11 @@ mod hardening;
 mod support;
 
 mod bad_inputs;
+mod bisect;
 mod decode;
 mod endpoint_fuzz;
 mod merge;
+mod pipes;
 mod probe;
 mod replay_shrink;
 mod serve;

@@ -1,6 +1,7 @@
 //! `meshsim replay` and `meshsim shrink` as a user runs them: the same arguments print the
 //! same trace hash, another seed another; a shrunk naive-consumer failure is no larger than
-//! the original and its printed replay still violates the same invariant.
+//! the original and its printed replay still violates the same invariant. Both exit with the
+//! verdict of the run they print (0 holds, 1 violated), and `--json` writes only JSON.
 
 use std::process::Command;
 
@@ -37,13 +38,24 @@ fn replay_is_deterministic_and_seed_sensitive() {
     let mut args = SEED_7_NAIVE.to_vec();
     args.push("--json");
     let (code, first, stderr) = meshsim(&args);
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(code, 1, "a violated run exits 1: {stderr}");
+    assert_eq!(
+        first.lines().count(),
+        1,
+        "--json writes only its JSON line: {first}"
+    );
     let (_, second, _) = meshsim(&args);
     let (a, b) = (last_json(&first), last_json(&second));
     assert_eq!(a["trace_hash"], b["trace_hash"]);
     assert_eq!(first, second, "the whole replay is byte for byte the same");
     assert_eq!(a["verdict"], "violated");
-    assert!(first.contains("timeline"), "{first}");
+    let (code, text, stderr) = meshsim(&SEED_7_NAIVE);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(text.contains("timeline"), "{text}");
+    assert!(
+        text.contains(a["trace_hash"].as_str().expect("a hash")),
+        "{text}"
+    );
     let mut other = args.clone();
     other[2] = "8";
     let (_, third, _) = meshsim(&other);
@@ -58,7 +70,7 @@ fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
         let mut args = SEED_7_NAIVE.to_vec();
         args.extend(["--tick-ms", tick, "--json"]);
         let (code, stdout, stderr) = meshsim(&args);
-        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(code, 1, "the naive consumer violates: {stderr}");
         last_json(&stdout)
     };
     let fine = at("1");
@@ -68,7 +80,7 @@ fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
     let mut again: Vec<&str> = replay.split(' ').skip(1).collect();
     again.push("--json");
     let (code, stdout, stderr) = meshsim(&again);
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(last_json(&stdout)["trace_hash"], fine["trace_hash"]);
     let default = at("10");
     assert!(
@@ -99,7 +111,8 @@ fn shrink_keeps_the_violation_with_no_larger_plan() {
         .as_str()
         .expect("the naive consumer violates something against jvm-reaping")
         .to_string();
-    let original_plan = replay
+    let (_, text, _) = meshsim(&[&["replay"][..], &base[..]].concat());
+    let original_plan = text
         .split("fault plan:\n")
         .nth(1)
         .and_then(|rest| rest.split("\n}").next())
@@ -107,7 +120,11 @@ fn shrink_keeps_the_violation_with_no_larger_plan() {
         .expect("a printed plan");
 
     let (code, shrunk, stderr) = meshsim(&[&["shrink"][..], &base[..]].concat());
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(code, 1, "the shrunk run still violates: {stderr}");
+    let (code, json, stderr) = meshsim(&[&["shrink", "--json"][..], &base[..]].concat());
+    assert_eq!(code, 1, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&json).expect("only JSON");
+    assert_eq!(report["invariant"], invariant.as_str());
     let plan_line = shrunk
         .lines()
         .find(|l| l.starts_with("plan: "))
@@ -130,7 +147,7 @@ fn shrink_keeps_the_violation_with_no_larger_plan() {
         args.push(limit.split_whitespace().next().unwrap());
     }
     let (code, replayed, stderr) = meshsim(&args);
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(code, 1, "{stderr}");
     let replayed = last_json(&replayed);
     let kept = replayed["violations"]
         .as_array()
@@ -138,6 +155,27 @@ fn shrink_keeps_the_violation_with_no_larger_plan() {
         .iter()
         .any(|v| v["invariant"] == invariant.as_str());
     assert!(kept, "{replayed}");
+}
+
+#[test]
+fn a_run_that_holds_exits_0_and_has_nothing_to_shrink() {
+    let holds = [
+        "--seed",
+        "7",
+        "--runtime",
+        "python-correct",
+        "--consumer",
+        "naive",
+        "--faults",
+        "none",
+    ];
+    let (code, _, stderr) = meshsim(&[&["replay"][..], &holds[..]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let (code, json, stderr) = meshsim(&[&["shrink", "--json"][..], &holds[..]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("nothing to shrink"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&json).expect("only JSON");
+    assert_eq!(report["verdict"], "holds");
 }
 
 #[test]

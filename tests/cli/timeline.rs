@@ -123,7 +123,11 @@ fn a_timeline_that_cannot_be_written_is_a_clear_error() {
         "--timeline",
         missing.to_str().expect("utf-8 path"),
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unwritable output path is bad input"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the timeline"));
 
     let file = dir.join("a-file");
