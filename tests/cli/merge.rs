@@ -201,6 +201,10 @@ fn a_doubled_shard_is_refused_naming_both_files() {
         error.contains(&shards[1]) && error.contains(&copy),
         "{error}"
     );
+    let twice = [&shards[0], &shards[1], &shards[1], &shards[2], &shards[3]].map(String::as_str);
+    let error = refusal(&merge(&twice, true));
+    assert!(error.contains("shard 1/4 is doubled"), "{error}");
+    assert!(error.contains("is given twice"), "{error}");
 }
 
 #[test]

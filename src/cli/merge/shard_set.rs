@@ -75,10 +75,12 @@ impl ShardSet {
                     .entry(shard.index)
                     .or_insert_with(|| Part::new(source_index));
                 if part.source != source_index {
-                    return Err(format!(
-                        "shard {shard} is doubled: it is in {} and in {name}",
-                        sources[part.source].name()
-                    ));
+                    let first = sources[part.source].name();
+                    return Err(if first == name {
+                        format!("shard {shard} is doubled: {name} is given twice")
+                    } else {
+                        format!("shard {shard} is doubled: it is in {first} and in {name}")
+                    });
                 }
                 if part.summary.is_some() {
                     return Err(format!(
