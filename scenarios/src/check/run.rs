@@ -107,6 +107,7 @@ impl CheckVerdict {
 #[derive(Debug, Clone, Serialize)]
 pub struct JobCheck {
     pub job: String,
+    #[serde(flatten)]
     pub ending: Ending,
     /// Why its report breaks the contract, if it does.
     pub report_invalid: Option<ReportInvalid>,
