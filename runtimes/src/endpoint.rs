@@ -31,6 +31,7 @@ pub(crate) async fn handle(
     match dispatch(&host, request.request).await {
         Ok(Answer::Result(result)) => json(
             dialect,
+            Some(method),
             RpcResponse {
                 id: request.id,
                 outcome: Ok(*result),
@@ -230,6 +231,7 @@ fn answer_error(
         method = method_name, code = error.code.code(), "error answered");
     json(
         dialect,
+        method,
         RpcResponse {
             id,
             outcome: Err(error),
@@ -237,10 +239,15 @@ fn answer_error(
     )
 }
 
-/// A JSON-RPC response as an HTTP 200 JSON body.
-fn json(dialect: Dialect, response: RpcResponse) -> Response<Body> {
+/// A JSON-RPC response as an HTTP 200 JSON body, shaped as the answer to `method` (v1.0's
+/// `GetTask` and `CancelTask` return the bare `Task`, `SendMessage` a `SendMessageResponse`).
+fn json(dialect: Dialect, method: Option<Method>, response: RpcResponse) -> Response<Body> {
     let codec = dialect.codec();
-    let body = match codec.encode_response(&response) {
+    let encoded = match method {
+        Some(method) => codec.encode_response_to(method, &response),
+        None => codec.encode_response(&response),
+    };
+    let body = match encoded {
         Ok(encoded) => encoded.value.to_string(),
         Err(problem) => {
             let error = RpcError::new(ErrorCode::InternalError, problem.to_string());

@@ -1,57 +1,13 @@
 //! The v1.0 golden vectors use only the field and enum names of `a2a-v1.0.1.proto` in its
 //! ProtoJSON form, inside a JSON-RPC envelope whose errors carry typed details.
 
-use crate::support::proto::Proto;
-use crate::support::{Kind, spec_dir, vectors};
+use crate::support::proto::{Proto, envelope_problems, response_problems};
+use crate::support::spec::spec_text;
+use crate::support::{Kind, vectors};
 use meshsim_protocol::Dialect;
-use serde_json::Value;
 
 fn proto() -> Proto {
-    let path = spec_dir().join("a2a-v1.0.1.proto");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Proto::parse(&text)
-}
-
-fn envelope_problems(document: &Value, allowed: &[&str]) -> Vec<String> {
-    let mut problems = Vec::new();
-    for key in document
-        .as_object()
-        .into_iter()
-        .flat_map(|object| object.keys())
-    {
-        if !allowed.contains(&key.as_str()) {
-            problems.push(format!("envelope has `{key}`"));
-        }
-    }
-    if document["jsonrpc"] != "2.0" {
-        problems.push("jsonrpc is not 2.0".to_string());
-    }
-    problems
-}
-
-fn error_problems(error: &Value) -> Vec<String> {
-    let mut problems = Vec::new();
-    if !error["code"].is_i64() || !error["message"].is_string() {
-        problems.push("error needs an integer code and a message".to_string());
-    }
-    match error["data"].as_array() {
-        Some(details) => {
-            for detail in details {
-                if !detail["@type"].is_string() {
-                    problems.push(format!("error detail without @type: {detail}"));
-                }
-                if detail["@type"] == "type.googleapis.com/google.rpc.ErrorInfo" {
-                    for key in detail.as_object().unwrap().keys() {
-                        if !["@type", "reason", "domain", "metadata"].contains(&key.as_str()) {
-                            problems.push(format!("ErrorInfo has no field `{key}`"));
-                        }
-                    }
-                }
-            }
-        }
-        None => problems.push("error.data must be a list of typed details".to_string()),
-    }
-    problems
+    Proto::parse(&spec_text("a2a-v1.0.1.proto"))
 }
 
 #[test]
@@ -74,22 +30,8 @@ fn v1_vectors_use_only_proto_names() {
                 problems
             }
             Kind::Response => {
-                let mut problems =
-                    envelope_problems(document, &["jsonrpc", "id", "result", "error"]);
-                match (&document.get("result"), &document.get("error")) {
-                    (Some(result), None) => {
-                        let message = vector
-                            .proto
-                            .as_deref()
-                            .expect("result vectors name their message");
-                        problems.extend(proto.check(message, result, "result"));
-                    }
-                    (None, Some(error)) => problems.extend(error_problems(error)),
-                    _ => {
-                        problems.push("a response has exactly one of result and error".to_string())
-                    }
-                }
-                problems
+                let message = vector.proto.as_deref().unwrap_or("(no proto named)");
+                response_problems(&proto, message, document)
             }
         };
         failures.extend(

@@ -1,20 +1,9 @@
 //! The v0.1 and v0.3 golden vectors satisfy the official JSON Schemas (draft-07) in
 //! `spec/`, each against the definition its index names.
 
-use crate::support::{spec_json, vectors};
+use crate::support::spec::{schema_validator, spec_json};
+use crate::support::vectors;
 use meshsim_protocol::Dialect;
-use serde_json::Value;
-
-/// The schema document re-rooted at one of its definitions.
-fn validator_for(schema: &Value, definitions: &str, name: &str) -> jsonschema::Validator {
-    assert!(
-        schema[definitions].get(name).is_some(),
-        "the schema has no {definitions}/{name}"
-    );
-    let mut rooted = schema.clone();
-    rooted["$ref"] = Value::String(format!("#/{definitions}/{name}"));
-    jsonschema::draft7::new(&rooted).unwrap_or_else(|error| panic!("schema {name}: {error}"))
-}
 
 fn check(dialect: Dialect, schema_file: &str, definitions: &str) {
     let schema = spec_json(schema_file);
@@ -26,7 +15,7 @@ fn check(dialect: Dialect, schema_file: &str, definitions: &str) {
             .schema
             .as_deref()
             .unwrap_or_else(|| panic!("{} names no schema", vector.name()));
-        let validator = validator_for(&schema, definitions, name);
+        let validator = schema_validator(&schema, definitions, name);
         for error in validator.iter_errors(&vector.document) {
             failures.push(format!(
                 "{} against {name}: {error} at {}",

@@ -1,8 +1,14 @@
 //! The runtime personalities as a peer sees them: the seed's steps in process and over TCP,
 //! each knob, personality files, the SDK-calibrated and TCK conventions, the bounded task
-//! store, the sidecar, and the simulated runtimes under turmoil.
+//! store, the sidecar, the simulated runtimes under turmoil, and the served bytes of every
+//! method against the official schema or proto message of its response.
 
 mod support;
+// The official-spec checkers of the protocol's wire tests, for the served bytes.
+#[path = "../../../protocol/tests/wire/support/proto.rs"]
+mod proto;
+#[path = "../../../protocol/tests/wire/support/spec.rs"]
+mod spec;
 
 mod bounded_store;
 mod knobs;
@@ -10,6 +16,7 @@ mod personality_files;
 mod sdk_calibrated;
 mod seed_steps;
 mod seed_steps_tcp;
+mod served_shapes;
 mod sidecar;
 mod simulated;
 mod tck_conventions;

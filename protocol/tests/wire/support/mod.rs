@@ -2,6 +2,7 @@
 
 pub mod arbitrary;
 pub mod proto;
+pub mod spec;
 
 use meshsim_protocol::{Dialect, Method};
 use serde_json::Value;
@@ -41,20 +42,6 @@ pub fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("vectors")
-}
-
-/// The official specs, copied into `spec/` at the repository root (see its README).
-pub fn spec_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec")
-}
-
-/// A file of the spec directory, as JSON.
-pub fn spec_json(file: &str) -> Value {
-    let path = spec_dir().join(file);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("reading {}: {error}", path.display()));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|error| panic!("parsing {}: {error}", path.display()))
 }
 
 /// Every vector of `dialect`, as listed in its `index.json`.

@@ -157,6 +157,63 @@ impl Proto {
     }
 }
 
+/// The problems of a v1.0 JSON-RPC response: its envelope, then its result as the proto
+/// `message` the method returns, or its error.
+pub fn response_problems(proto: &Proto, message: &str, document: &Value) -> Vec<String> {
+    let mut problems = envelope_problems(document, &["jsonrpc", "id", "result", "error"]);
+    match (document.get("result"), document.get("error")) {
+        (Some(result), None) => problems.extend(proto.check(message, result, "result")),
+        (None, Some(error)) => problems.extend(error_problems(error)),
+        _ => problems.push("a response has exactly one of result and error".to_string()),
+    }
+    problems
+}
+
+/// Keys of a JSON-RPC envelope outside `allowed`, and a `jsonrpc` other than "2.0".
+pub fn envelope_problems(document: &Value, allowed: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for key in document
+        .as_object()
+        .into_iter()
+        .flat_map(|object| object.keys())
+    {
+        if !allowed.contains(&key.as_str()) {
+            problems.push(format!("envelope has `{key}`"));
+        }
+    }
+    if document["jsonrpc"] != "2.0" {
+        problems.push("jsonrpc is not 2.0".to_string());
+    }
+    problems
+}
+
+/// A v1.0 error object: an integer code, a message, and `data` as a list of typed details
+/// (`google.rpc.ErrorInfo` with only its own fields).
+pub fn error_problems(error: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !error["code"].is_i64() || !error["message"].is_string() {
+        problems.push("error needs an integer code and a message".to_string());
+    }
+    match error["data"].as_array() {
+        Some(details) => {
+            for detail in details {
+                if !detail["@type"].is_string() {
+                    problems.push(format!("error detail without @type: {detail}"));
+                }
+                if detail["@type"] == "type.googleapis.com/google.rpc.ErrorInfo" {
+                    for key in detail.as_object().into_iter().flat_map(|o| o.keys()) {
+                        if !["@type", "reason", "domain", "metadata"].contains(&key.as_str()) {
+                            problems.push(format!("ErrorInfo has no field `{key}`"));
+                        }
+                    }
+                }
+            }
+        }
+        None => problems.push("error.data must be a list of typed details".to_string()),
+    }
+    problems
+}
+
 /// `[repeated|optional] Type name = N [...];` or `map<K, V> name = N;` inside a message.
 fn parse_field(line: &str) -> Option<(String, Field)> {
     let (declaration, _) = line.split_once('=')?;

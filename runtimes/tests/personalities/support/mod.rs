@@ -35,16 +35,16 @@ pub struct Client {
     next_id: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
-/// What a JSON-RPC call answered: a JSON body or an SSE stream.
+/// What a JSON-RPC call answered: a JSON body (decoded, and as served) or an SSE stream.
 pub enum Answer {
-    Json(RpcResponse),
+    Json { response: RpcResponse, body: Value },
     Stream(EventReader),
 }
 
 impl Answer {
     pub fn json(self) -> RpcResponse {
         match self {
-            Answer::Json(response) => response,
+            Answer::Json { response, .. } => response,
             Answer::Stream(_) => panic!("expected a JSON answer, got a stream"),
         }
     }
@@ -52,7 +52,7 @@ impl Answer {
     pub fn stream(self) -> EventReader {
         match self {
             Answer::Stream(reader) => reader,
-            Answer::Json(response) => panic!("expected a stream, got {response:?}"),
+            Answer::Json { response, .. } => panic!("expected a stream, got {response:?}"),
         }
     }
 
@@ -79,6 +79,8 @@ pub struct EventReader {
     method: Method,
     pending: std::collections::VecDeque<RpcResponse>,
     pub comments_seen: bool,
+    /// Every `data:` payload read so far, as served.
+    pub payloads: Vec<Value>,
 }
 
 impl EventReader {
@@ -113,6 +115,7 @@ impl EventReader {
             for event in self.parser.feed(&data) {
                 let event = event.expect("bad SSE event");
                 let json: Value = serde_json::from_str(&event.data).expect("event is not JSON");
+                self.payloads.push(json.clone());
                 let response = self
                     .dialect
                     .codec()
@@ -309,16 +312,17 @@ impl Client {
                 method,
                 pending: Default::default(),
                 comments_seen: false,
+                payloads: Vec::new(),
             });
         }
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let json: Value = serde_json::from_slice(&bytes).unwrap();
-        Answer::Json(
-            self.dialect
-                .codec()
-                .decode_response(&json, Some(method))
-                .expect("decodes"),
-        )
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        let response = self
+            .dialect
+            .codec()
+            .decode_response(&body, Some(method))
+            .expect("decodes");
+        Answer::Json { response, body }
     }
 
     /// A user message; v0.1 clients choose the task id, so `task_id` is required there.
