@@ -1,11 +1,15 @@
 //! `meshsim decode [--dialect v0.1|v0.3|v1.0] [FILE|-]`: reads one JSON document (a Card, a
 //! JSON-RPC request, a response, an error, or the payload of one SSE `data:` line), detects
 //! its dialect unless told, and prints the normalised model as JSON. Undecodable input exits
-//! with status 2 and a message naming the dialect and the field at fault.
+//! with status 2 and a message naming the dialect and the field at fault. Enum values outside
+//! the spec (a role, task state or protocol binding, e.g. @a2a-js/sdk's `UNRECOGNIZED`) are
+//! read as unknown, as proto3 JSON readers do: each is a warning on stderr and an entry of the
+//! report's `warnings`, and the document still decodes.
 
 use crate::cli::output;
 use clap::Args;
 use meshsim_protocol::detect::{self, Detection};
+use meshsim_protocol::unrecognised;
 use meshsim_protocol::{DecodeError, Dialect, RpcResponse, RpcResult, StreamEvent};
 use serde_json::{Map, Value, json};
 use std::io::Read;
@@ -32,6 +36,12 @@ pub fn run(args: DecodeArgs) -> ExitCode {
                 eprintln!(
                     "meshsim decode: detected {} ({})",
                     detection.dialect, detection.reason
+                );
+            }
+            for warning in report["warnings"].as_array().into_iter().flatten() {
+                eprintln!(
+                    "meshsim decode: warning: {}",
+                    warning.as_str().unwrap_or_default()
                 );
             }
             output::print_line(
@@ -92,6 +102,13 @@ fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {
     report.insert("dialect".into(), json!(dialect.name()));
     if let Some(detection) = &detection {
         report.insert("detected_from".into(), json!(detection.reason));
+    }
+    let warnings: Vec<String> = unrecognised::scan(dialect, &json)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if !warnings.is_empty() {
+        report.insert("warnings".into(), json!(warnings));
     }
     if detect::is_card(&json) {
         let card = codec.decode_card(&json).map_err(undecodable)?;

@@ -119,3 +119,40 @@ fn malformed_documents_exit_2_naming_dialect_and_field() {
     }
     assert_eq!(decode(&["--dialect", "v2.0"], V1_0).status.code(), Some(2));
 }
+
+/// Both @a2a-js/sdk payloads with `UNRECOGNIZED` (protocol/tests/vectors/v1.0/js-*) decode,
+/// and stderr and the report's `warnings` name the unknown value and where it was.
+#[test]
+fn unrecognized_js_payloads_decode_with_a_warning_naming_the_value() {
+    let vectors = concat!(env!("CARGO_MANIFEST_DIR"), "/protocol/tests/vectors/v1.0");
+    for (file, path, what, state) in [
+        (
+            "js-unrecognized-role.GetTask.result.json",
+            "result.history[0].role",
+            "role",
+            "completed",
+        ),
+        (
+            "js-unrecognized-state.stream-status-update.event.json",
+            "result.statusUpdate.status.state",
+            "task state",
+            "unknown",
+        ),
+    ] {
+        let output = decode(&[&format!("{vectors}/{file}")], "");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{file}: {stderr}");
+        let warning = format!(
+            "warning: {path}: \"UNRECOGNIZED\" is not a {what} the spec defines; kept as unknown"
+        );
+        assert!(stderr.contains(&warning), "{file}: {stderr}");
+        let report: Value = serde_json::from_slice(&output.stdout).expect("prints JSON");
+        assert_eq!(report["dialect"], "v1.0", "{file}");
+        assert_eq!(report["state"], state, "{file}");
+        assert_eq!(
+            report["warnings"].as_array().map(Vec::len),
+            Some(1),
+            "{file}"
+        );
+    }
+}

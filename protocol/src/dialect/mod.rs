@@ -2,9 +2,9 @@
 //! they share.
 
 mod envelope;
-mod v0_1;
-mod v0_3;
-mod v1_0;
+pub(crate) mod v0_1;
+pub(crate) mod v0_3;
+pub(crate) mod v1_0;
 
 pub(crate) use v0_1::V0_1;
 pub(crate) use v0_3::V0_3;

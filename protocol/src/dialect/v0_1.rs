@@ -255,14 +255,18 @@ fn state_name(enc: &Enc, state: TaskState) -> Result<&'static str, EncodeError> 
     }
 }
 
-fn decode_state(status: &Obj<'_>) -> Result<TaskState, DecodeError> {
-    let name = status.str("state")?;
+/// The state a v0.1 name spells, if its schema defines it (it has no `rejected` and no
+/// `auth-required`).
+pub(crate) fn state_from(name: &str) -> Option<TaskState> {
     match name.parse::<TaskState>() {
-        Ok(TaskState::Rejected | TaskState::AuthRequired) | Err(_) => {
-            Err(status.error("state", format!("unknown task state `{name}`")))
-        }
-        Ok(state) => Ok(state),
+        Ok(TaskState::Rejected | TaskState::AuthRequired) | Err(_) => None,
+        Ok(state) => Some(state),
     }
+}
+
+/// A state outside the schema reads as `unknown`.
+fn decode_state(status: &Obj<'_>) -> Result<TaskState, DecodeError> {
+    Ok(state_from(&status.str("state")?).unwrap_or(TaskState::Unknown))
 }
 
 fn send_params(enc: &mut Enc, params: &SendMessageParams) -> Result<Value, EncodeError> {
@@ -469,7 +473,7 @@ fn encode_message(enc: &mut Enc, message: &Message) -> Result<Value, EncodeError
 
 fn encode_message_body(enc: &mut Enc, message: &Message) -> Result<Value, EncodeError> {
     Ok(Out::new()
-        .put("role", role_name(message.role))
+        .put("role", role_name(&message.role))
         .put("parts", encode_parts(enc, &message.parts)?)
         .put_opt("metadata", message.metadata.clone())
         .build())
@@ -488,19 +492,27 @@ fn decode_message(message: &Obj<'_>) -> Result<Message, DecodeError> {
     })
 }
 
-fn role_name(role: Role) -> &'static str {
+fn role_name(role: &Role) -> &str {
     match role {
         Role::User => "user",
         Role::Agent => "agent",
+        Role::Unknown(name) => name,
     }
 }
 
-fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
-    match message.str("role")?.as_str() {
-        "user" => Ok(Role::User),
-        "agent" => Ok(Role::Agent),
-        other => Err(message.error("role", format!("unknown role `{other}`"))),
+/// The role a name spells, if the schema defines it.
+pub(crate) fn role_from(name: &str) -> Option<Role> {
+    match name {
+        "user" => Some(Role::User),
+        "agent" => Some(Role::Agent),
+        _ => None,
     }
+}
+
+/// A role outside the schema is kept as [`Role::Unknown`].
+fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
+    let name = message.str("role")?;
+    Ok(role_from(&name).unwrap_or(Role::Unknown(name)))
 }
 
 fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {

@@ -449,12 +449,15 @@ fn encode_status(enc: &mut Enc, status: &TaskStatus) -> Result<Value, EncodeErro
         .build())
 }
 
+/// The state a v0.3 name spells, if its schema defines it (all of the model's do).
+pub(crate) fn state_from(name: &str) -> Option<TaskState> {
+    name.parse().ok()
+}
+
+/// A state outside the schema reads as `unknown`.
 fn decode_status(status: &Obj<'_>) -> Result<TaskStatus, DecodeError> {
-    let state = status.str("state")?;
     Ok(TaskStatus {
-        state: state
-            .parse()
-            .map_err(|_| status.error("state", format!("unknown task state `{state}`")))?,
+        state: state_from(&status.str("state")?).unwrap_or(TaskState::Unknown),
         message: status
             .opt_obj("message")?
             .map(|message| decode_message(&message))
@@ -495,7 +498,7 @@ fn encode_message(enc: &mut Enc, message: &Message) -> Result<Value, EncodeError
             "messageId",
             enc.need(message.message_id.as_deref(), "messageId")?,
         )
-        .put("role", role_name(message.role))
+        .put("role", role_name(&message.role))
         .put("parts", encode_parts(enc, &message.parts)?)
         .put_opt("taskId", message.task_id.clone())
         .put_opt("contextId", message.context_id.clone())
@@ -521,19 +524,27 @@ fn decode_message(message: &Obj<'_>) -> Result<Message, DecodeError> {
     })
 }
 
-fn role_name(role: Role) -> &'static str {
+fn role_name(role: &Role) -> &str {
     match role {
         Role::User => "user",
         Role::Agent => "agent",
+        Role::Unknown(name) => name,
     }
 }
 
-fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
-    match message.str("role")?.as_str() {
-        "user" => Ok(Role::User),
-        "agent" => Ok(Role::Agent),
-        other => Err(message.error("role", format!("unknown role `{other}`"))),
+/// The role a name spells, if the schema defines it.
+pub(crate) fn role_from(name: &str) -> Option<Role> {
+    match name {
+        "user" => Some(Role::User),
+        "agent" => Some(Role::Agent),
+        _ => None,
     }
+}
+
+/// A role outside the schema is kept as [`Role::Unknown`].
+fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
+    let name = message.str("role")?;
+    Ok(role_from(&name).unwrap_or(Role::Unknown(name)))
 }
 
 fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {

@@ -276,11 +276,9 @@ fn state_number(state: TaskState) -> i64 {
     }
 }
 
-fn decode_state(object: &Obj<'_>, key: &str) -> Result<TaskState, DecodeError> {
-    let value = object
-        .get(key)
-        .ok_or_else(|| object.error(key, "required field is missing"))?;
-    let found = match value {
+/// The state a `TASK_STATE_*` name or enum number spells, if the proto defines it.
+pub(crate) fn state_from(value: &Value) -> Option<TaskState> {
+    match value {
         Value::String(name) => TaskState::ALL
             .into_iter()
             .find(|state| state_name(*state) == name),
@@ -288,28 +286,49 @@ fn decode_state(object: &Obj<'_>, key: &str) -> Result<TaskState, DecodeError> {
             .into_iter()
             .find(|state| number.as_i64() == Some(state_number(*state))),
         _ => None,
-    };
-    found.ok_or_else(|| object.error(key, format!("unknown task state {value}")))
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::User => "ROLE_USER",
-        Role::Agent => "ROLE_AGENT",
     }
 }
 
+/// A state outside the proto (`UNRECOGNIZED`, a number past the last) reads as `unknown`.
+fn decode_state(object: &Obj<'_>, key: &str) -> Result<TaskState, DecodeError> {
+    let value = object
+        .get(key)
+        .ok_or_else(|| object.error(key, "required field is missing"))?;
+    if !(value.is_string() || value.is_number()) {
+        return Err(object.error(key, format!("expected a task state, found {value}")));
+    }
+    Ok(state_from(value).unwrap_or(TaskState::Unknown))
+}
+
+fn role_name(role: &Role) -> &str {
+    match role {
+        Role::User => "ROLE_USER",
+        Role::Agent => "ROLE_AGENT",
+        Role::Unknown(name) => name,
+    }
+}
+
+/// The role a `ROLE_*` name or enum number spells, if the proto defines one
+/// (`ROLE_UNSPECIFIED` defines none).
+pub(crate) fn role_from(value: &Value) -> Option<Role> {
+    match value {
+        Value::String(name) if name == "ROLE_USER" => Some(Role::User),
+        Value::String(name) if name == "ROLE_AGENT" => Some(Role::Agent),
+        Value::Number(number) if number.as_i64() == Some(1) => Some(Role::User),
+        Value::Number(number) if number.as_i64() == Some(2) => Some(Role::Agent),
+        _ => None,
+    }
+}
+
+/// A role outside the proto is kept as [`Role::Unknown`].
 fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
     let value = message
         .get("role")
         .ok_or_else(|| message.error("role", "required field is missing"))?;
-    match value {
-        Value::String(name) if name == "ROLE_USER" => Ok(Role::User),
-        Value::String(name) if name == "ROLE_AGENT" => Ok(Role::Agent),
-        Value::Number(number) if number.as_i64() == Some(1) => Ok(Role::User),
-        Value::Number(number) if number.as_i64() == Some(2) => Ok(Role::Agent),
-        other => Err(message.error("role", format!("unknown role {other}"))),
+    if !(value.is_string() || value.is_number()) {
+        return Err(message.error("role", format!("expected a role, found {value}")));
     }
+    Ok(role_from(value).unwrap_or_else(|| Role::unknown(value)))
 }
 
 fn decode_send_params(params: &Obj<'_>) -> Result<SendMessageParams, DecodeError> {
@@ -558,7 +577,7 @@ fn encode_message(enc: &mut Enc, message: &Message) -> Result<Value, EncodeError
         .put_opt("messageId", message.message_id.clone())
         .put_opt("contextId", message.context_id.clone())
         .put_opt("taskId", message.task_id.clone())
-        .put("role", role_name(message.role))
+        .put("role", role_name(&message.role))
         .put("parts", encode_parts(enc, &message.parts)?)
         .put_opt("metadata", message.metadata.clone())
         .build())

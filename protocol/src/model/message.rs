@@ -4,11 +4,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
     Agent,
+    /// A role outside the spec (e.g. `UNRECOGNIZED`, which @a2a-js/sdk 1.3 writes for a
+    /// role its enum does not know), kept as spelled; see [`crate::unrecognised`].
+    Unknown(String),
+}
+
+impl Role {
+    /// The spelling of a role read from a number (ProtoJSON enum numbers) or a string.
+    pub(crate) fn unknown(value: &Value) -> Role {
+        Role::Unknown(match value {
+            Value::String(name) => name.clone(),
+            other => other.to_string(),
+        })
+    }
 }
 
 /// One turn of conversation. v0.1 messages carry no `message_id`, `task_id` or

@@ -1,8 +1,10 @@
 //! The golden vectors decode, and encoding what was decoded reproduces each one (compared
-//! as JSON values); together they cover every message kind of every dialect.
+//! as JSON values); together they cover every message kind of every dialect. Real peers'
+//! documents with enum values outside the spec decode too, keeping those values as unknown.
 
 use crate::support::{Kind, Vector, vectors};
-use meshsim_protocol::{Dialect, Method, RpcResult, StreamEvent};
+use meshsim_protocol::unrecognised::scan;
+use meshsim_protocol::{Dialect, Method, Role, RpcResult, StreamEvent, TaskState};
 use std::collections::BTreeSet;
 
 /// What a vector is an example of, e.g. `request SendMessage`, `event status-update`.
@@ -40,7 +42,10 @@ fn example_of(vector: &Vector) -> String {
 fn decode_then_encode_reproduces_every_vector() {
     for dialect in Dialect::ALL {
         let codec = dialect.codec();
-        for vector in vectors(dialect) {
+        let ours = vectors(dialect)
+            .into_iter()
+            .filter(|vector| vector.unrecognised.is_empty());
+        for vector in ours {
             let encoded = match vector.kind {
                 Kind::Card => {
                     let card = codec
@@ -127,6 +132,40 @@ fn vectors_decode_by_shape_and_detect_as_their_dialect() {
                 let by_shape = dialect.codec().decode_response(&vector.document, None);
                 assert!(by_shape.is_ok(), "{}: {:?}", vector.name(), by_shape);
             }
+        }
+    }
+}
+
+/// The @a2a-js/sdk documents with `UNRECOGNIZED` decode; the scan names exactly the values
+/// the index lists; an unknown role keeps its spelling and an unknown state reads as
+/// `unknown`, never as a known state.
+#[test]
+fn peer_documents_with_values_outside_the_spec_decode_as_unknown() {
+    let peers: Vec<Vector> = Dialect::ALL
+        .into_iter()
+        .flat_map(vectors)
+        .filter(|vector| !vector.unrecognised.is_empty())
+        .collect();
+    assert_eq!(peers.len(), 2, "the two @a2a-js/sdk payloads");
+    for vector in peers {
+        let found: Vec<String> = scan(vector.dialect, &vector.document)
+            .into_iter()
+            .map(|value| value.path)
+            .collect();
+        assert_eq!(found, vector.unrecognised, "{}", vector.name());
+        let response = vector
+            .dialect
+            .codec()
+            .decode_response(&vector.document, vector.method)
+            .unwrap_or_else(|e| panic!("{}: {e}", vector.name()));
+        match response.outcome {
+            Ok(RpcResult::Task(task)) => {
+                assert_eq!(task.history[0].role, Role::Unknown("UNRECOGNIZED".into()));
+                assert_eq!(task.history[1].role, Role::Agent);
+                assert_eq!(task.status.state, TaskState::Completed);
+            }
+            Ok(RpcResult::Event(event)) => assert_eq!(event.state(), Some(TaskState::Unknown)),
+            other => panic!("{}: {other:?}", vector.name()),
         }
     }
 }

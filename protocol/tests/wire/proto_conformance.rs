@@ -15,7 +15,11 @@ fn v1_vectors_use_only_proto_names() {
     let proto = proto();
     assert!(proto.messages.contains_key("Task") && proto.enums.contains_key("TaskState"));
     let mut failures = Vec::new();
-    for vector in vectors(Dialect::V1_0) {
+    // A peer's document with values outside the spec is not the spec's shape by definition.
+    let ours = vectors(Dialect::V1_0)
+        .into_iter()
+        .filter(|vector| vector.unrecognised.is_empty());
+    for vector in ours {
         let document = &vector.document;
         let problems = match vector.kind {
             Kind::Card => proto.check("AgentCard", document, "card"),

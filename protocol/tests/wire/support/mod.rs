@@ -28,6 +28,9 @@ pub struct Vector {
     pub schema: Option<String>,
     /// v1.0: the proto message of the card, the params or the result.
     pub proto: Option<String>,
+    /// A real peer's document with enum values outside the spec: the JSON paths
+    /// `meshsim_protocol::unrecognised::scan` must name. Empty for the spec's own shapes.
+    pub unrecognised: Vec<String>,
     pub document: Value,
 }
 
@@ -72,6 +75,12 @@ pub fn vectors(dialect: Dialect) -> Vec<Vector> {
                 method,
                 schema: entry["schema"].as_str().map(str::to_string),
                 proto: entry["proto"].as_str().map(str::to_string),
+                unrecognised: entry["unrecognised"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|path| path.as_str().expect("paths are strings").to_string())
+                    .collect(),
                 document: read_json(&dir.join(&file)),
                 file,
             }
