@@ -3,9 +3,10 @@
 //! final view, what it abandoned and canceled, the deadlines it enforced, the anomalies it
 //! saw, the one outcome it accepted and the lifecycle profile it learned.
 
+use crate::client::ClientError;
 use crate::ledger::{EventRef, Verdict};
 use crate::profile::PeerLifecycleProfile;
-use meshsim_protocol::TaskState;
+use meshsim_protocol::{ErrorCode, Task, TaskState};
 use serde::Serialize;
 
 /// One state a consumer applied to its view of a task.
@@ -28,8 +29,34 @@ pub enum CancelResult {
     Answered(TaskState),
     /// The peer no longer knows the task (-32001): nothing left to cancel.
     TaskGone,
+    /// The peer refused: -32002 TaskNotCancelable.
+    NotCancelable,
     /// Any other failure, described.
     Failed(String),
+}
+
+impl CancelResult {
+    /// What a `tasks/cancel` answer means for the task.
+    pub fn of(answer: &Result<Task, ClientError>) -> CancelResult {
+        match answer {
+            Ok(task) => CancelResult::Answered(task.status.state),
+            Err(error) if error.is_task_not_found() => CancelResult::TaskGone,
+            Err(error) if error.code() == Some(ErrorCode::TaskNotCancelable) => {
+                CancelResult::NotCancelable
+            }
+            Err(error) => CancelResult::Failed(error.to_string()),
+        }
+    }
+
+    /// Whether the peer refused the cancel, as the protocol lets it: -32002, or an answer
+    /// with the task still live (the cancel ignored).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            CancelResult::NotCancelable => true,
+            CancelResult::Answered(state) => !state.is_terminal(),
+            CancelResult::NotAttempted | CancelResult::TaskGone | CancelResult::Failed(_) => false,
+        }
+    }
 }
 
 /// A task the consumer stopped following before it ended, and why.

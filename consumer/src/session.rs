@@ -64,16 +64,14 @@ impl<'a, C: Connector> Session<'a, C> {
     pub async fn abandon(&mut self, task_id: &str, reason: &str) {
         let mut pause = Duration::from_millis(500);
         let cancel = loop {
-            match self.client.cancel_task(task_id).await {
-                Ok(task) => break CancelResult::Answered(task.status.state),
-                Err(error) if error.is_task_not_found() => break CancelResult::TaskGone,
-                Err(error) if error.code().is_some() || pause > Duration::from_secs(2) => {
-                    break CancelResult::Failed(error.to_string());
-                }
-                Err(_) => {
+            let answer = self.client.cancel_task(task_id).await;
+            match &answer {
+                // Unreachable for now: try again a few times before leaving it.
+                Err(error) if error.code().is_none() && pause <= Duration::from_secs(2) => {
                     tokio::time::sleep(pause).await;
                     pause *= 2;
                 }
+                _ => break CancelResult::of(&answer),
             }
         };
         self.recorder.abandoned(task_id, reason, cancel);

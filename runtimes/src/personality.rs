@@ -4,6 +4,7 @@
 //! default (the spec-correct choice), so a file names only what differs; an unknown or
 //! ill-typed field is an error that names it.
 
+use crate::sidecar::Sidecar;
 use meshsim_protocol::{ErrorCode, TaskState};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -66,6 +67,9 @@ pub struct Personality {
     /// body is read (@a2a-js/sdk 1.3.0); otherwise the body is parsed whatever the header
     /// says (a2a-sdk: a body that is not JSON is then -32700).
     pub check_content_type: bool,
+    /// An Envoy-like sidecar the runtime is deployed behind (its route and idle timeouts);
+    /// none when absent. Runs put it in front of the runtime, and so does `meshsim serve`.
+    pub sidecar: Option<Sidecar>,
 }
 
 impl Default for Personality {
@@ -96,6 +100,7 @@ impl Default for Personality {
             v0_3_compat: false,
             check_input_modes: true,
             check_content_type: false,
+            sidecar: None,
         }
     }
 }
@@ -421,6 +426,16 @@ impl Personality {
                 "must be positive (omit it for no pings)".into(),
             ));
         }
+        if let Some(sidecar) = self.sidecar {
+            for (name, timeout) in [
+                ("sidecar.route_timeout_ms", sidecar.route_timeout_ms),
+                ("sidecar.idle_timeout_ms", sidecar.idle_timeout_ms),
+            ] {
+                if timeout == Some(0) {
+                    return Err(field(name, "must be positive (null for none)".into()));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -467,6 +482,28 @@ mod tests {
         let personality =
             Personality::from_json(r#"{"reaping": {"ttl": {"after_ms": 500}}}"#, "inline").unwrap();
         assert_eq!(personality.reaping, Reaping::Ttl { after_ms: 500 });
+    }
+
+    #[test]
+    fn a_sidecar_parses_and_a_zero_timeout_is_refused() {
+        let personality = Personality::from_json(
+            r#"{"sidecar": {"route_timeout_ms": 5000, "idle_timeout_ms": null}}"#,
+            "inline",
+        )
+        .unwrap();
+        assert_eq!(
+            personality.sidecar,
+            Some(Sidecar {
+                route_timeout_ms: Some(5000),
+                idle_timeout_ms: None
+            })
+        );
+        let error =
+            Personality::from_json(r#"{"sidecar": {"idle_timeout_ms": 0}}"#, "s.json").unwrap_err();
+        assert!(
+            error.to_string().contains("sidecar.idle_timeout_ms"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -70,7 +70,11 @@ impl Script {
         if let Some(tck) = TckScript::for_message(message) {
             return Script::Tck(tck);
         }
-        let text = message.text_content();
+        Script::for_text(&message.text_content())
+    }
+
+    /// The script a (non-TCK) message with this text picks: by its first word.
+    pub fn for_text(text: &str) -> Script {
         let first = text.split_whitespace().next().unwrap_or("");
         Script::ALL
             .into_iter()
@@ -82,6 +86,11 @@ impl Script {
     /// (the TCK steers each turn by its message id); any other keeps the task's.
     pub fn for_follow_up(self, message: &Message) -> Script {
         TckScript::for_message(message).map_or(self, Script::Tck)
+    }
+
+    /// Whether the task asks for input (so its job needs a follow-up to finish).
+    pub fn asks(self) -> bool {
+        self.questions() > 0
     }
 
     /// How many questions the script asks before it ends.

@@ -45,10 +45,11 @@ pub struct Cell {
 impl Cell {
     /// The run of this cell for `seed`, stepped every `tick`.
     pub fn spec(&self, seed: u64, tick: Duration) -> RunSpec {
+        let seed = Seed::new(seed);
         RunSpec {
-            seed: Seed::new(seed),
+            seed,
             scenario: self.scenario,
-            runtime: self.runtime.clone(),
+            runtime: self.runtime.for_seed(seed),
             consumer: self.consumer.clone(),
             dialect: self.dialect,
             faults: self.faults.clone(),

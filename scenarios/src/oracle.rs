@@ -1,11 +1,20 @@
 //! The oracle: checks what consumers report against the runtimes' ground truth, which only
 //! the simulation can see, and names every violation.
+//!
+//! Some breaks are the peer's doing, not the consumer's: a cancel the peer refused as the
+//! protocol lets it (-32002, or the task answered unchanged) leaves a task live, and a job
+//! [`crate::impossible`] says no consumer can finish ends in a give-up. There the oracle
+//! judges the consumer on what it did about it (asked to cancel and reported the refusal;
+//! gave up with a reason) and names the peer's part as a [`PeerFault`] instead of a
+//! violation.
 
+use crate::impossible::impossible;
 use crate::invariant::Invariant;
 use meshsim_consumer::ledger::EventRef;
+use meshsim_consumer::report::CancelResult;
 use meshsim_consumer::{Job, JobReport, Outcome, PeerLifecycleProfile};
 use meshsim_protocol::TaskState;
-use meshsim_runtimes::{Fate, GroundTruth, TaskTruth};
+use meshsim_runtimes::{Fate, GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -20,6 +29,29 @@ pub struct Violation {
     /// Simulated time since the run started, in milliseconds.
     pub at_ms: u64,
     pub detail: String,
+}
+
+/// An invariant that broke because of what the peer did within its rights, with what the
+/// consumer did about it (which held).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PeerFault {
+    /// The invariant that would otherwise be a violation.
+    pub invariant: Invariant,
+    pub job: String,
+    pub task: Option<String>,
+    /// What the peer did.
+    pub peer: String,
+    /// What the consumer did about it.
+    pub consumer: String,
+}
+
+/// The oracle's judgement of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Judgement {
+    /// The consumer's violations, in [`Invariant::ALL`] order, then job order.
+    pub violations: Vec<Violation>,
+    /// What broke by the peer's doing, in the order found.
+    pub peer_faults: Vec<PeerFault>,
 }
 
 /// One job of a run: what was asked, of which host, and what the consumer reported
@@ -38,6 +70,8 @@ pub struct Evidence<'a> {
     pub truths: &'a BTreeMap<String, GroundTruth>,
     /// Each host's real lifecycle profile, where the scenario makes it well defined.
     pub profiles: &'a BTreeMap<String, PeerLifecycleProfile>,
+    /// Each runtime host's personality (what makes a job impossible).
+    pub personalities: &'a BTreeMap<String, Personality>,
     /// Whether every client finished within the liveness bound.
     pub converged: bool,
     /// Simulated time at the end of the run.
@@ -51,6 +85,12 @@ pub struct Evidence<'a> {
 
 /// Checks every invariant; violations come in [`Invariant::ALL`] order, then job order.
 pub fn check(evidence: &Evidence<'_>) -> Vec<Violation> {
+    judge(evidence).violations
+}
+
+/// Checks every invariant, telling the consumer's violations from the peer's faults.
+pub fn judge(evidence: &Evidence<'_>) -> Judgement {
+    let mut peer_faults = Vec::new();
     let mut found = Vec::new();
     for run in evidence.jobs {
         let Some(report) = &run.report else { continue };
@@ -59,13 +99,13 @@ pub fn check(evidence: &Evidence<'_>) -> Vec<Violation> {
         legal_path(evidence, run, report, &mut found);
         view_matches_truth(evidence, run, report, truth, &mut found);
     }
-    no_orphaned_task(evidence, &mut found);
+    no_orphaned_task(evidence, &mut found, &mut peer_faults);
     for run in evidence.jobs {
         let Some(report) = &run.report else { continue };
         one_outcome(evidence, run, report, &mut found);
         deadlines_honoured(evidence, run, report, &mut found);
     }
-    liveness(evidence, &mut found);
+    liveness(evidence, &mut found, &mut peer_faults);
     for run in evidence.jobs {
         let Some(report) = &run.report else { continue };
         profile_matches_runtime(evidence, run, report, &mut found);
@@ -75,7 +115,10 @@ pub fn check(evidence: &Evidence<'_>) -> Vec<Violation> {
             .iter()
             .position(|invariant| *invariant == violation.invariant)
     });
-    found
+    Judgement {
+        violations: found,
+        peer_faults,
+    }
 }
 
 impl Evidence<'_> {
@@ -285,7 +328,11 @@ fn record_time(evidence: &Evidence<'_>, record: &TaskTruth) -> u64 {
     evidence.since_start(record.created_at)
 }
 
-fn no_orphaned_task(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
+fn no_orphaned_task(
+    evidence: &Evidence<'_>,
+    found: &mut Vec<Violation>,
+    peer_faults: &mut Vec<PeerFault>,
+) {
     for (host, truth) in evidence.truths {
         for record in truth.tasks() {
             if !record.is_live() {
@@ -302,6 +349,28 @@ fn no_orphaned_task(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
             // cannot be finished or canceled by anyone: A2A has no idempotency key to
             // find it by. Only tasks a consumer knew of and left behind are its doing.
             let Some(owner) = owner else { continue };
+            let abandoned = owner
+                .report
+                .as_ref()
+                .and_then(|report| report.task(&record.id))
+                .and_then(|view| view.abandoned.as_ref());
+            if let Some(abandoned) = abandoned.filter(|abandoned| abandoned.cancel.is_refusal()) {
+                peer_faults.push(PeerFault {
+                    invariant: Invariant::NoOrphanedTask,
+                    job: owner.job.name.clone(),
+                    task: Some(record.id.clone()),
+                    peer: format!(
+                        "refused to cancel the task ({}); it is still `{}` on {host}",
+                        refusal(&abandoned.cancel),
+                        record.state
+                    ),
+                    consumer: format!(
+                        "asked to cancel it and reported the refusal (abandoned: {})",
+                        abandoned.reason
+                    ),
+                });
+                continue;
+            }
             found.push(violation(
                 Invariant::NoOrphanedTask,
                 owner,
@@ -423,12 +492,39 @@ fn deadlines_honoured(
     }
 }
 
-fn liveness(evidence: &Evidence<'_>, found: &mut Vec<Violation>) {
+/// How the peer refused a cancel, in words.
+fn refusal(cancel: &CancelResult) -> String {
+    match cancel {
+        CancelResult::NotCancelable => "answered -32002 TaskNotCancelable".to_string(),
+        CancelResult::Answered(state) => {
+            format!("answered with the task still `{state}`: the cancel was ignored")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn liveness(evidence: &Evidence<'_>, found: &mut Vec<Violation>, peer_faults: &mut Vec<PeerFault>) {
     for run in evidence.jobs {
         let problem = match &run.report {
             None => Some("the job did not finish within the liveness bound".to_string()),
             Some(report) => match &report.outcome {
-                Outcome::GaveUp { reason } => Some(format!("the job gave up: {reason}")),
+                Outcome::GaveUp { reason } => {
+                    let rule = evidence
+                        .personalities
+                        .get(&run.host)
+                        .and_then(|personality| impossible(personality, &run.job));
+                    if let Some(rule) = rule.filter(|_| !reason.is_empty()) {
+                        peer_faults.push(PeerFault {
+                            invariant: Invariant::Liveness,
+                            job: run.job.name.clone(),
+                            task: None,
+                            peer: format!("made the job impossible ({}: {})", rule.name, rule.rule),
+                            consumer: format!("gave up cleanly: {reason}"),
+                        });
+                        continue;
+                    }
+                    Some(format!("the job gave up: {reason}"))
+                }
                 _ => None,
             },
         };

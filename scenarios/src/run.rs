@@ -2,13 +2,14 @@
 //! and judged by the oracle.
 
 use crate::consumer_choice::ConsumerChoice;
-use crate::oracle::{self, Evidence, JobRun, Violation};
+use crate::oracle::{self, Evidence, JobRun, PeerFault, Violation};
 use crate::real_profile::real_profile;
+use crate::runtime_swarm::{self, SWARM_RUNTIME};
 use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST, Scenario};
 use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
-use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar, TaskTruth};
+use meshsim_runtimes::{GroundTruth, Personality, Runtime, TaskTruth};
 use meshsim_sim::seed::names;
 use meshsim_sim::{
     FaultKind, FaultPlan, RunConfig, RunError, Runner, Seed, SimListener, Swarm, SwarmSpace, Trace,
@@ -21,22 +22,56 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// The runtime under test: a name (built-in, or the file it came from) and its personality.
+/// The runtime under test: a name (built-in, the file it came from, or `swarm`) and its
+/// personality.
 #[derive(Debug, Clone)]
 pub struct RuntimeChoice {
     pub label: String,
+    /// For a `swarm` choice not yet given a seed ([`RuntimeChoice::for_seed`]), the
+    /// default personality; in a [`RunSpec`], always the personality that runs.
     pub personality: Personality,
+    /// Whether each run draws its personality from its seed (`--runtime swarm`).
+    pub drawn: bool,
 }
 
 impl RuntimeChoice {
-    /// A built-in personality, or a personality file.
+    /// `swarm`, a built-in personality, or a personality file.
     pub fn resolve(name_or_path: &str) -> Result<Self, String> {
+        if name_or_path == SWARM_RUNTIME {
+            return Ok(RuntimeChoice::swarm());
+        }
         meshsim_runtimes::resolve(name_or_path)
-            .map(|personality| RuntimeChoice {
-                label: name_or_path.to_string(),
-                personality,
-            })
+            .map(|personality| RuntimeChoice::named(name_or_path, personality))
             .map_err(|error| error.to_string())
+    }
+
+    /// `personality` under `label` (what replay commands name it by).
+    pub fn named(label: &str, personality: Personality) -> Self {
+        RuntimeChoice {
+            label: label.to_string(),
+            personality,
+            drawn: false,
+        }
+    }
+
+    /// The swarm: every run draws its own personality ([`runtime_swarm::draw`]).
+    pub fn swarm() -> Self {
+        RuntimeChoice {
+            label: SWARM_RUNTIME.to_string(),
+            personality: Personality::default(),
+            drawn: true,
+        }
+    }
+
+    /// The runtime of the run with root seed `seed`: the swarm's draw, or this one.
+    pub fn for_seed(&self, seed: Seed) -> RuntimeChoice {
+        if !self.drawn {
+            return self.clone();
+        }
+        RuntimeChoice {
+            personality: runtime_swarm::draw(seed),
+            ..self.clone()
+        }
     }
 }
 
@@ -117,6 +152,9 @@ pub struct RunResult {
     pub spec: RunSpec,
     pub verdict: Verdict,
     pub violations: Vec<Violation>,
+    /// What broke by the peer's doing (a refused cancel, an impossible job), with what the
+    /// consumer did about it; not held against the consumer.
+    pub peer_faults: Vec<PeerFault>,
     pub trace_hash: String,
     /// The whole plan that was applied (scripted and drawn faults).
     pub plan: FaultPlan,
@@ -217,10 +255,16 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         })
         .collect();
     let profiles = expected_profiles(&layout, &plan);
-    let violations = oracle::check(&Evidence {
+    let personalities = layout
+        .agents
+        .iter()
+        .map(|agent| (agent.host.clone(), agent.personality.clone()))
+        .collect();
+    let judgement = oracle::judge(&Evidence {
         jobs: &job_runs,
         truths: &truths,
         profiles: &profiles,
+        personalities: &personalities,
         converged: run.record.converged,
         end: Duration::from_millis(run.record.elapsed_ms),
         trace: &run.trace,
@@ -230,12 +274,13 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
     });
     Ok(RunResult {
         spec: spec.clone(),
-        verdict: if violations.is_empty() {
+        verdict: if judgement.violations.is_empty() {
             Verdict::Holds
         } else {
             Verdict::Violated
         },
-        violations,
+        violations: judgement.violations,
+        peer_faults: judgement.peer_faults,
         trace_hash: run.record.trace_hash.to_string(),
         plan,
         swarm_kinds,
@@ -280,11 +325,7 @@ fn register_agents(
             .parse()
             .expect("host names make valid URIs");
         runner.host(SIDECAR_HOST, move || {
-            let config = Sidecar {
-                route_timeout_ms: Some(millis(sidecar.route_timeout)),
-                idle_timeout_ms: None,
-            };
-            let router = config.router(
+            let router = sidecar.router(
                 backend.clone(),
                 TurmoilConnector::new(Duration::from_secs(1)),
             );

@@ -2,7 +2,7 @@
 //! faults always strike (on top of whatever the swarm draws).
 
 use meshsim_consumer::Deadlines;
-use meshsim_runtimes::Personality;
+use meshsim_runtimes::{Personality, Sidecar};
 use meshsim_sim::{Fault, Seed, TimedFault};
 use rand::Rng;
 use serde::Serialize;
@@ -92,7 +92,7 @@ impl Scenario {
         let single = |job: JobSpec| Layout {
             agents: vec![AgentSpec::new("agent", runtime.clone())],
             jobs: vec![job],
-            sidecar: None,
+            sidecar: runtime.sidecar,
             scripted: Vec::new(),
         };
         let mut rng = seed.rng_for("scenario");
@@ -105,8 +105,11 @@ impl Scenario {
             }
             Scenario::SidecarCut => {
                 let mut layout = single(JobSpec::ask("long", 0, "#long crunch the numbers"));
-                layout.sidecar = Some(SidecarSpec {
-                    route_timeout: Duration::from_millis(rng.random_range(300..=900)),
+                // The scenario's own route timeout, under the runtime's idle timeout if it
+                // is deployed behind a sidecar.
+                layout.sidecar = Some(Sidecar {
+                    route_timeout_ms: Some(rng.random_range(300..=900)),
+                    idle_timeout_ms: runtime.sidecar.and_then(|sidecar| sidecar.idle_timeout_ms),
                 });
                 layout
             }
@@ -149,9 +152,9 @@ impl Scenario {
                 let mut job = JobSpec::ask("stuck", 0, "Summarise the report");
                 job.deadlines.submitted = Duration::from_secs(2);
                 Layout {
+                    sidecar: personality.sidecar,
                     agents: vec![AgentSpec::new("agent", personality)],
                     jobs: vec![job],
-                    sidecar: None,
                     scripted: Vec::new(),
                 }
             }
@@ -183,7 +186,7 @@ impl Scenario {
                 Layout {
                     agents,
                     jobs,
-                    sidecar: None,
+                    sidecar: runtime.sidecar,
                     scripted: Vec::new(),
                 }
             }
@@ -236,13 +239,6 @@ impl AgentSpec {
     }
 }
 
-/// A sidecar proxy in front of the first agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SidecarSpec {
-    /// The route timeout that cuts any response (streams included) after this long.
-    pub route_timeout: Duration,
-}
-
 /// One job the consumer runs, against `agents[agent]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobSpec {
@@ -277,7 +273,8 @@ impl JobSpec {
 pub struct Layout {
     pub agents: Vec<AgentSpec>,
     pub jobs: Vec<JobSpec>,
-    pub sidecar: Option<SidecarSpec>,
+    /// A sidecar proxy in front of the first agent (the runtime under test).
+    pub sidecar: Option<Sidecar>,
     /// Faults of the scenario itself, merged into the run's plan.
     pub scripted: Vec<TimedFault>,
 }

@@ -18,6 +18,8 @@ pub mod names {
     pub const WORKLOAD: &str = "workload";
     /// The fault plan drawn by swarm mode.
     pub const FAULTS: &str = "faults";
+    /// The personality `--runtime swarm` draws for a run.
+    pub const PERSONALITY: &str = "personality";
     /// Per-host sources hang below this one: `seed.derive(HOSTS).derive("agent-a")`.
     pub const HOSTS: &str = "hosts";
 }

@@ -1,12 +1,16 @@
 //! `meshsim list`: names what the other subcommands accept: every built-in runtime
-//! personality, wire dialect, scenario, consumer and invariant, and the declared
-//! expectations the sweep judges runs by; with `--json`, the same as one JSON object.
+//! personality (and the swarm), wire dialect, scenario, consumer and invariant, the rules
+//! by which a job is impossible, and the declared expectations the sweep judges runs by;
+//! with `--json`, the same as one JSON object.
 
 use crate::cli::output;
 use clap::Args;
 use meshsim_protocol::{Dialect, Method};
 use meshsim_runtimes::builtins;
-use meshsim_scenarios::{BUILTIN_CONSUMERS, Expect, Invariant, RULES, Rule, Scenario};
+use meshsim_scenarios::impossible::IMPOSSIBLE_RULES;
+use meshsim_scenarios::{
+    BUILTIN_CONSUMERS, Expect, Invariant, RULES, Rule, SWARM_RUNTIME, Scenario,
+};
 use serde_json::{Value, json};
 use std::process::ExitCode;
 
@@ -90,6 +94,10 @@ fn render() -> String {
             personality.name, personality.description
         ));
     }
+    out.push_str(&format!(
+        "  {:width$}  every seed draws a whole personality from the knob space (replay prints it as a file)\n",
+        SWARM_RUNTIME
+    ));
     out.push_str("dialects (--dialect):\n");
     for dialect in Dialect::ALL {
         let methods = method_names(dialect);
@@ -119,6 +127,13 @@ fn render() -> String {
             invariant.name(),
             invariant.description()
         ));
+    }
+    out.push_str(
+        "impossible jobs (no consumer can finish them: a clean give-up, with a reason, nothing applied twice \
+         and every task it could cancel canceled, holds; a cancel the peer refused is named as the peer's doing):\n",
+    );
+    for rule in IMPOSSIBLE_RULES {
+        out.push_str(&format!("  {:24}  {}\n", rule.name, rule.rule));
     }
     out.push_str("expectations (first match decides; `any` matches anything):\n");
     for rule in RULES {
@@ -171,6 +186,10 @@ mod tests {
             );
         }
         assert!(text.contains("naive, reconciling"));
+        assert!(text.contains(&format!("  {SWARM_RUNTIME} ")));
+        for rule in IMPOSSIBLE_RULES {
+            assert!(text.contains(&format!("  {} ", rule.name)), "{}", rule.name);
+        }
     }
 
     #[test]

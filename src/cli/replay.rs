@@ -1,14 +1,15 @@
 //! `meshsim replay`: runs one seed again and prints its timeline (simulated time, host,
-//! event), the fault plan, the verdict with each violation, and the trace hash; with
-//! `--json`, only one JSON object with the fields of a sweep line instead; with
-//! `--timeline FILE.html` it also draws the run as a self-contained HTML page. Exits 1 when
-//! the run violates an invariant, so `git bisect run meshsim replay ...` finds the commit
-//! that broke a run.
+//! event), the personality the seed drew (with `--runtime swarm`), the fault plan, the
+//! verdict with each violation, and the trace hash; with `--json`, only one JSON object
+//! with the fields of a sweep line instead; with `--timeline FILE.html` it also draws the
+//! run as a self-contained HTML page. Exits 1 when the run violates an invariant, so
+//! `git bisect run meshsim replay ...` finds the commit that broke a run.
 
 use crate::cli::output;
 use crate::cli::run_json::run_json;
 use crate::cli::selection::RunArgs;
 use clap::Args;
+use meshsim_runtimes::Personality;
 use meshsim_scenarios::{RunOptions, RunResult, Verdict, rule_for};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,10 @@ pub struct ReplayArgs {
     /// instead of the text.
     #[arg(long)]
     json: bool,
+    /// Also write the run's personality (the one the seed drew, with `--runtime swarm`)
+    /// to this file, ready for `--runtime FILE`.
+    #[arg(long, value_name = "FILE")]
+    personality_out: Option<PathBuf>,
     /// Also draw the run (lanes, arrows, fault windows, view vs truth, violations) as a
     /// self-contained HTML page in this file.
     #[arg(long, value_name = "FILE.html")]
@@ -57,6 +62,15 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         output::print_line(&run_json(&result, rule.expect, matched).to_string());
     } else {
         output::print(&render(&result));
+    }
+    if let Some(path) = &args.personality_out
+        && let Err(error) = std::fs::write(path, personality_file(&spec.runtime.personality) + "\n")
+    {
+        eprintln!(
+            "meshsim replay: cannot write the personality to {}: {error}",
+            path.display()
+        );
+        return ExitCode::from(2);
     }
     if let Some(path) = &args.timeline
         && let Err(problem) = write_timeline(&result, path)
@@ -95,6 +109,12 @@ pub fn render(result: &RunResult) -> String {
             out.push_str(&timeline_line(&event));
         }
     }
+    if result.spec.runtime.drawn {
+        out.push_str(&format!(
+            "\npersonality drawn from the seed (save it as a file and pass it to --runtime to run it again):\n{}\n",
+            personality_file(&result.spec.runtime.personality)
+        ));
+    }
     out.push_str("\nfault plan:\n");
     out.push_str(&result.plan.to_json());
     out.push('\n');
@@ -125,8 +145,24 @@ pub fn render(result: &RunResult) -> String {
             violation.detail
         ));
     }
+    for fault in &result.peer_faults {
+        out.push_str(&format!(
+            "  the peer's doing, not held against the consumer: {} (job {}, task {}): the peer {}; the consumer {}\n",
+            fault.invariant,
+            fault.job,
+            fault.task.as_deref().unwrap_or("-"),
+            fault.peer,
+            fault.consumer
+        ));
+    }
     out.push_str(&format!("trace_hash: {}\n", result.trace_hash));
     out
+}
+
+/// A personality as the file that reproduces it.
+pub fn personality_file(personality: &Personality) -> String {
+    serde_json::to_string_pretty(personality)
+        .unwrap_or_else(|error| format!("(the personality cannot be written: {error})"))
 }
 
 fn timeline_line(event: &Value) -> String {

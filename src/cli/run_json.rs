@@ -23,6 +23,7 @@ pub fn run_json(result: &RunResult, expect: Expect, matched: bool) -> Value {
             "at_ms": violation.at_ms,
             "detail": violation.detail,
         })).collect::<Vec<_>>(),
+        "peer_faults": result.peer_faults,
         "trace_hash": result.trace_hash,
         "expect": expect,
         "matches_expectation": matched,

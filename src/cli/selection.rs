@@ -22,7 +22,8 @@ pub struct RunArgs {
     /// The scenario (see `meshsim list`).
     #[arg(long, default_value = "seed-incident")]
     pub scenario: Scenario,
-    /// A built-in runtime personality, or the path of a personality file.
+    /// A built-in runtime personality, the path of a personality file, or `swarm` (the
+    /// personality the seed draws from the knob space; replay prints it as a file).
     #[arg(long)]
     pub runtime: String,
     /// `naive` or `reconciling`.
@@ -68,7 +69,7 @@ impl RunArgs {
         Ok(RunSpec {
             seed: self.seed,
             scenario: self.scenario,
-            runtime: RuntimeChoice::resolve(&self.runtime)?,
+            runtime: RuntimeChoice::resolve(&self.runtime)?.for_seed(self.seed),
             consumer: ConsumerChoice::builtin(&self.consumer)?,
             dialect: self.dialect,
             faults,

@@ -1,15 +1,22 @@
 //! `meshsim shrink`: takes a failing run and finds, by delta debugging, the smallest fault
-//! plan and then the fewest jobs that still violate the same invariant; prints the shrunk
-//! plan and the replay command that reproduces it (with `--json`, one JSON object instead).
+//! plan, then the fewest jobs, then (for a drawn or file personality) the personality
+//! closest to the defaults, knob by knob, that still violate the same invariant; prints the
+//! shrunk plan, the shrunk personality file and the replay command that reproduces it
+//! (with `--json`, one JSON object instead).
 //! Like `replay`, it exits with the verdict of the run it prints: 1 for a shrunk violation,
 //! 0 when the run holds the invariant and there is nothing to shrink.
 
 use crate::cli::output;
+use crate::cli::replay::personality_file;
 use crate::cli::selection::RunArgs;
 use clap::Args;
-use meshsim_scenarios::{Faults, Invariant, RunOptions, RunSpec};
+use meshsim_runtimes::Personality;
+use meshsim_scenarios::knob_coverage::knob_values;
+use meshsim_scenarios::personality_shrink::shrink_personality;
+use meshsim_scenarios::{Faults, Invariant, RunOptions, RunSpec, RuntimeChoice};
 use meshsim_sim::fault::shrink as shrink_plan;
 use serde_json::json;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -23,6 +30,10 @@ pub struct ShrinkArgs {
     /// runs it took, the shrunk plan, the replay command) instead of the text.
     #[arg(long)]
     json: bool,
+    /// Write the shrunk personality file here (the replay command then names it); without
+    /// it the file is printed and the replay command names `shrunk-personality.json`.
+    #[arg(long, value_name = "FILE")]
+    personality_out: Option<PathBuf>,
 }
 
 pub fn run(args: ShrinkArgs) -> ExitCode {
@@ -73,6 +84,22 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             break;
         }
     }
+    let personality_runs = shrink_runtime(&mut shrunk, &args, &violates);
+    let personality = (shrunk.runtime.label != spec.runtime.label)
+        .then(|| personality_file(&shrunk.runtime.personality));
+    if let (Some(file), Some(path)) = (&personality, &args.personality_out)
+        && let Err(error) = std::fs::write(path, format!("{file}\n"))
+    {
+        eprintln!(
+            "meshsim shrink: cannot write the personality to {}: {error}",
+            path.display()
+        );
+        return ExitCode::from(2);
+    }
+    let knobs = [
+        knobs_off_default(&spec.runtime.personality),
+        knobs_off_default(&shrunk.runtime.personality),
+    ];
     let Faults::Plan(plan) = &shrunk.faults else {
         unreachable!("the shrunk run has an explicit plan")
     };
@@ -82,23 +109,30 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         shrunk.replay_command(Some("-")).replace(" --plan -", "")
     );
     let (faults, jobs_after) = (plan.faults.len(), shrunk.job_limit.unwrap_or(jobs));
-    let runs = 1 + plan_runs + job_runs;
+    let runs = 1 + plan_runs + job_runs + personality_runs;
     if args.json {
         let report = json!({
             "verdict": "violated",
             "invariant": target.name(),
             "faults": [original.plan.faults.len(), faults],
             "jobs": [jobs, jobs_after],
+            "knobs_off_default": knobs,
             "runs": runs,
+            "personality": shrunk.runtime.personality,
             "plan": plan,
             "replay": replay,
         });
         output::print_line(&report.to_string());
     } else {
+        let personality = personality.map_or(String::new(), |file| {
+            format!("personality ({}):\n{file}\n", shrunk.runtime.label)
+        });
         output::print(&format!(
-            "shrunk {target}: {} fault(s) -> {faults}, {jobs} job(s) -> {jobs_after} ({runs} runs)\n\
-             plan: {compact}\nreplay: {replay}\n",
+            "shrunk {target}: {} fault(s) -> {faults}, {jobs} job(s) -> {jobs_after}, {} knob(s) off default -> {} ({runs} runs)\n\
+             plan: {compact}\n{personality}replay: {replay}\n",
             original.plan.faults.len(),
+            knobs[0],
+            knobs[1],
         ));
     }
     ExitCode::FAILURE
@@ -116,4 +150,40 @@ fn nothing_to_shrink(json: bool, invariant: Option<Invariant>) -> ExitCode {
         output::print_line(&report.to_string());
     }
     ExitCode::SUCCESS
+}
+
+/// Shrinks the run's personality toward the defaults, knob by knob, unless it is a
+/// built-in (whose name already reproduces it); the shrunk run then names the file the
+/// personality is written to. Returns the runs it took.
+fn shrink_runtime(
+    shrunk: &mut RunSpec,
+    args: &ShrinkArgs,
+    violates: &impl Fn(&RunSpec) -> bool,
+) -> usize {
+    if meshsim_runtimes::builtin(&shrunk.runtime.label).is_some() {
+        return 0;
+    }
+    let label = args.personality_out.as_ref().map_or_else(
+        || "shrunk-personality.json".to_string(),
+        |path| path.display().to_string(),
+    );
+    let with = |personality: &Personality| RunSpec {
+        runtime: RuntimeChoice::named(&label, personality.clone()),
+        ..shrunk.clone()
+    };
+    let (personality, runs) =
+        shrink_personality(&shrunk.runtime.personality, |candidate| {
+            violates(&with(candidate))
+        });
+    *shrunk = with(&personality);
+    runs
+}
+
+/// How many knobs of `personality` differ from the defaults.
+fn knobs_off_default(personality: &Personality) -> usize {
+    let defaults = knob_values(&Personality::default());
+    knob_values(personality)
+        .into_iter()
+        .filter(|pair| !defaults.contains(pair))
+        .count()
 }

@@ -1,11 +1,12 @@
 //! `meshsim sweep` (and `meshsim` with no arguments): runs the matrix of runtime ×
 //! consumer × dialect × scenario over a range of seeds on several threads, with a progress
 //! bar, and prints the verdict table, or with `--json` one JSON line per run and a summary
-//! line, each carrying the sweep's identity (see `identity`); `--shard I/N|auto` runs one
-//! slice of the seeds, for `meshsim merge` to join with the others. Exit status 0 exactly
-//! when every run met its declared expectation. With `--timelines DIR`, every run that
-//! violated an invariant or missed its expectation is run again with its trace kept and
-//! drawn as an HTML timeline in DIR.
+//! line, each carrying the sweep's identity (see `identity`); with `--runtime swarm` the
+//! summary also says which knob values the drawn personalities covered. `--shard I/N|auto`
+//! runs one slice of the seeds, for `meshsim merge` to join with the others. Exit status 0
+//! exactly when every run met its declared expectation. With `--timelines DIR`, every run
+//! that violated an invariant or missed its expectation is run again with its trace kept
+//! and drawn as an HTML timeline in DIR.
 
 use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
@@ -16,8 +17,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
 use meshsim_scenarios::{
-    ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
+    ConsumerChoice, Coverage, CoverageSummary, DEFAULT_TICK, Matrix, RunOptions, RunResult,
+    RuntimeChoice, Scenario, Verdict,
 };
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +31,8 @@ pub struct SweepArgs {
     /// Only these scenarios (repeat the flag; default: all).
     #[arg(long)]
     scenario: Vec<Scenario>,
-    /// Only these runtimes: built-in names or personality files (default: every built-in).
+    /// Only these runtimes: built-in names, personality files, or `swarm` (each seed draws
+    /// a whole personality from the knob space) (default: every built-in).
     #[arg(long)]
     runtime: Vec<String>,
     /// Only these consumers: naive, reconciling (default: both).
@@ -160,8 +164,10 @@ fn sweep(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut mismatched = 0;
+    let mut coverage = SwarmCoverage::default();
     let tally = matrix.run_with(|result, expect, matched| {
         progress.inc(1);
+        coverage.add(result);
         if !matched {
             mismatched += 1;
             progress.set_message(format!("{mismatched} mismatched"));
@@ -177,7 +183,27 @@ fn sweep(
         }
     });
     progress.finish_and_clear();
-    finish(&mut out, &tally, json, identity)
+    finish(&mut out, &tally, json, identity, coverage.summary())
+}
+
+/// The knob values the swarm's personalities drew over the sweep, each seed's once.
+#[derive(Default)]
+struct SwarmCoverage {
+    counted: BTreeSet<u64>,
+    coverage: Coverage,
+}
+
+impl SwarmCoverage {
+    fn add(&mut self, result: &RunResult) {
+        if result.spec.runtime.drawn && self.counted.insert(result.spec.seed.value()) {
+            self.coverage.add(&result.spec.runtime.personality);
+        }
+    }
+
+    /// `None` when no run drew its personality.
+    fn summary(&self) -> Option<CoverageSummary> {
+        (!self.coverage.is_empty()).then(|| self.coverage.summary())
+    }
 }
 
 /// Runs `result`'s spec again keeping the trace (sweeps keep none) and writes its

@@ -6,7 +6,7 @@
 use crate::cli::identity::SweepIdentity;
 use crate::cli::run_json::run_json;
 use crate::cli::table;
-use meshsim_scenarios::{Expect, RunResult, Tally};
+use meshsim_scenarios::{CoverageSummary, Expect, RunResult, Tally};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -24,6 +24,10 @@ pub struct Summary {
     /// The seeds this output ran `[A, B)`: its shard's slice of the sweep's range.
     pub seeds: [u64; 2],
     pub sweep: SweepIdentity,
+    /// With `--runtime swarm`, the knob values the drawn personalities covered (a merge of
+    /// shards cannot join distinct-value counts, so it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<CoverageSummary>,
 }
 
 /// One run as its `sweep --json` line.
@@ -52,6 +56,7 @@ pub fn finish(
     tally: &Tally,
     json: bool,
     identity: &SweepIdentity,
+    coverage: Option<CoverageSummary>,
 ) -> ExitCode {
     if json {
         let slice = identity.slice();
@@ -63,10 +68,14 @@ pub fn finish(
             errors: tally.errors.clone(),
             seeds: [slice.start, slice.end],
             sweep: identity.clone(),
+            coverage,
         };
         let _ = writeln!(out, "{}", json!({ "summary": summary }));
     } else {
         let _ = write!(out, "{}", table::render(tally));
+        if let Some(summary) = &coverage {
+            let _ = writeln!(out, "{}", coverage_line(summary));
+        }
         for error in &tally.errors {
             let _ = writeln!(out, "could not run: {error}");
         }
@@ -76,4 +85,24 @@ pub fn finish(
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The coverage as one line of the table.
+fn coverage_line(summary: &CoverageSummary) -> String {
+    let fewest = summary
+        .numeric_distinct
+        .iter()
+        .min_by_key(|(_, distinct)| **distinct)
+        .map_or("-", |(knob, _)| knob.as_str());
+    let mut line = format!(
+        "swarm coverage: {} personalities; {}/{} enumerated knob values drawn; every numeric knob took >= {} distinct values (fewest: {fewest})",
+        summary.personalities,
+        summary.enumerated_drawn,
+        summary.enumerated_values,
+        summary.numeric_fewest,
+    );
+    if !summary.missing.is_empty() {
+        line.push_str(&format!("; never drawn: {}", summary.missing.join(", ")));
+    }
+    line
 }

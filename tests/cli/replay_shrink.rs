@@ -1,9 +1,19 @@
 //! `meshsim replay` and `meshsim shrink` as a user runs them: the same arguments print the
 //! same trace hash, another seed another; a shrunk naive-consumer failure is no larger than
 //! the original and its printed replay still violates the same invariant. Both exit with the
-//! verdict of the run they print (0 holds, 1 violated), and `--json` writes only JSON.
+//! verdict of the run they print (0 holds, 1 violated), and `--json` writes only JSON. A swarm
+//! seed's personality, printed as a file, replays the same run; shrink sets the knobs that
+//! do not matter back to their defaults.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+/// A scratch file for this test binary.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_replay_shrink");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir.join(name)
+}
 
 fn meshsim(args: &[&str]) -> (i32, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
@@ -155,6 +165,109 @@ fn shrink_keeps_the_violation_with_no_larger_plan() {
         .iter()
         .any(|v| v["invariant"] == invariant.as_str());
     assert!(kept, "{replayed}");
+}
+
+/// `--runtime swarm` draws the seed's personality; replay prints it as a file, and that
+/// file run by path is the same run.
+#[test]
+fn a_swarm_seeds_personality_printed_as_a_file_replays_the_same_run() {
+    let file = scratch("swarm-seed-11.json");
+    let file_arg = file.to_str().expect("a UTF-8 path");
+    let swarm = [
+        "replay",
+        "--seed",
+        "11",
+        "--runtime",
+        "swarm",
+        "--consumer",
+        "reconciling",
+        "--personality-out",
+        file_arg,
+    ];
+    let (code, text, stderr) = meshsim(&swarm);
+    assert_ne!(code, 2, "{stderr}");
+    assert!(text.contains("personality drawn from the seed"), "{text}");
+    let written = std::fs::read_to_string(&file).expect("the personality file");
+    assert!(text.contains(written.trim()), "the printed file is the written one");
+    assert!(written.contains(r#""name": "swarm-11""#), "{written}");
+
+    let as_json = |runtime: &str| {
+        let (code, stdout, stderr) = meshsim(&[
+            "replay",
+            "--seed",
+            "11",
+            "--runtime",
+            runtime,
+            "--consumer",
+            "reconciling",
+            "--json",
+        ]);
+        assert_ne!(code, 2, "{stderr}");
+        last_json(&stdout)
+    };
+    let (drawn, by_file) = (as_json("swarm"), as_json(file_arg));
+    assert_eq!(by_file["trace_hash"], drawn["trace_hash"]);
+    assert_eq!(drawn["runtime"], "swarm");
+    assert!(
+        drawn["replay"]
+            .as_str()
+            .is_some_and(|replay| replay.contains("--runtime swarm"))
+    );
+
+    let mut other = swarm.to_vec();
+    other[2] = "12";
+    other.truncate(7);
+    let (_, twelve, _) = meshsim(&other);
+    let printed = |text: &str| {
+        text.split("personality drawn from the seed")
+            .nth(1)
+            .and_then(|rest| rest.split("fault plan:").next())
+            .map(str::to_string)
+    };
+    assert_ne!(printed(&twelve), printed(&text), "another seed, another personality");
+}
+
+/// A jvm-reaping personality with three knobs that do not matter: shrink sets those back
+/// to the defaults and keeps the reaping that makes the naive consumer lose the task.
+#[test]
+fn shrink_sets_back_the_knobs_the_violation_does_not_need() {
+    let file = scratch("padded-jvm.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "padded-jvm", "reaping": "on-stream-close", "unknown_task": "new-task",
+            "keep_alive_ms": 5000, "busy_follow_up": "queue", "opening": {"follow_up": "snapshot"}}"#,
+    )
+    .expect("write the personality");
+    let shrunk_file = scratch("padded-jvm-shrunk.json");
+    let (code, shrunk, stderr) = meshsim(&[
+        "shrink",
+        "--seed",
+        "1",
+        "--runtime",
+        file.to_str().expect("a UTF-8 path"),
+        "--consumer",
+        "naive",
+        "--faults",
+        "none",
+        "--invariant",
+        "view-matches-truth",
+        "--personality-out",
+        shrunk_file.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(code, 1, "a shrunk violation exits 1: {stderr}");
+    assert!(shrunk.contains("5 knob(s) off default -> "), "{shrunk}");
+    let personality: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&shrunk_file).expect("the shrunk file"))
+            .expect("JSON");
+    assert_eq!(personality["reaping"], "on-stream-close");
+    assert_eq!(personality["keep_alive_ms"], serde_json::Value::Null);
+    assert_eq!(personality["busy_follow_up"], "refuse");
+    assert_eq!(personality["opening"]["follow_up"], "none");
+    let replay_line = shrunk.lines().find(|l| l.starts_with("replay: ")).unwrap();
+    assert!(
+        replay_line.contains(shrunk_file.to_str().expect("a UTF-8 path")),
+        "{replay_line}"
+    );
 }
 
 #[test]

@@ -186,3 +186,165 @@ fn an_illegal_step_is_dated_when_the_consumer_applied_it() {
         "{illegal:?} not in {applied_at:?}"
     );
 }
+
+/// A personality file from `tests/personalities/`.
+fn personality_file(name: &str) -> String {
+    format!(
+        "{}/tests/personalities/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The peer's part of `result` that broke `invariant`, as the verdict names it.
+fn peer_fault(result: &RunResult, invariant: Invariant) -> String {
+    let fault = result
+        .peer_faults
+        .iter()
+        .find(|fault| fault.invariant == invariant)
+        .unwrap_or_else(|| panic!("no {invariant} peer fault in {:?}", result.peer_faults));
+    format!("{}; {}", fault.peer, fault.consumer)
+}
+
+/// Issue 17: against a peer that starts a new task for every follow-up, a job that needs
+/// an answer can never finish. The oracle used to call the reconciling consumer's give-up
+/// `liveness`; it now knows the job is impossible, and a clean give-up holds.
+#[test]
+fn a_new_task_per_follow_up_makes_the_job_impossible_and_a_clean_give_up_holds() {
+    for dialect in Dialect::ALL {
+        let spec = incident(
+            &personality_file("new-task-per-follow-up"),
+            ConsumerChoice::Reconciling,
+            dialect,
+            7,
+        );
+        let result = assert_holds(&spec);
+        assert!(
+            matches!(
+                result.reports[0].outcome,
+                meshsim_consumer::Outcome::GaveUp { .. }
+            ),
+            "{dialect}: {:?}",
+            result.reports[0].outcome
+        );
+        let named = peer_fault(&result, Invariant::Liveness);
+        assert!(named.contains("new-task-per-follow-up"), "{named}");
+    }
+}
+
+/// Issue 17: a cancel the peer refuses as the protocol lets it (the task answered
+/// unchanged, or -32002) leaves the task live. The verdict names the peer's refusal instead
+/// of a `no-orphaned-task` violation, since the consumer asked and reported it.
+#[test]
+fn a_refused_cancel_is_named_as_the_peers_refusal() {
+    for (file, refusal) in [
+        ("ignores-cancel-at-input-required", "ignored"),
+        ("refuses-cancel-at-input-required", "-32002"),
+    ] {
+        for dialect in Dialect::ALL {
+            let spec = RunSpec {
+                scenario: Scenario::CancelAtInputRequired,
+                ..incident(
+                    &personality_file(file),
+                    ConsumerChoice::Reconciling,
+                    dialect,
+                    7,
+                )
+            };
+            let result = assert_holds(&spec);
+            let named = peer_fault(&result, Invariant::NoOrphanedTask);
+            assert!(named.contains(refusal), "{file} {dialect}: {named}");
+            assert!(named.contains("asked to cancel it"), "{named}");
+        }
+    }
+}
+
+/// Issue 17: when the peer refuses to cancel the waiting task the job cancels, the
+/// reconciling consumer gives up at once saying so, instead of asking again until the job's
+/// deadline and giving up with "job deadline passed".
+#[test]
+fn reconciling_consumer_gives_up_at_once_saying_the_peer_refused_the_cancel() {
+    for file in [
+        "ignores-cancel-at-input-required",
+        "refuses-cancel-at-input-required",
+    ] {
+        let spec = RunSpec {
+            scenario: Scenario::CancelAtInputRequired,
+            ..incident(
+                &personality_file(file),
+                ConsumerChoice::Reconciling,
+                Dialect::V1_0,
+                7,
+            )
+        };
+        let result = assert_holds(&spec);
+        let meshsim_consumer::Outcome::GaveUp { reason } = &result.reports[0].outcome else {
+            panic!("{file}: {:?}", result.reports[0].outcome);
+        };
+        assert!(reason.contains("refused to cancel"), "{file}: {reason}");
+        assert!(
+            result.elapsed_ms < 10_000,
+            "{file}: the job ran {} simulated ms, well into its 30 s deadline",
+            result.elapsed_ms
+        );
+    }
+}
+
+/// The control: where a drawn personality's Card claims streaming but the runtime drops a
+/// task when its stream closes at input-required (the seed's lie), the naive consumer,
+/// which trusts the Card, still diverges; the reconciling one holds on the same runs.
+#[test]
+fn the_naive_consumer_diverges_where_a_swarm_cards_claims_lie() {
+    let lying: Vec<RunSpec> = (0..500)
+        .map(|seed| RunSpec {
+            runtime: RuntimeChoice::swarm().for_seed(Seed::new(seed)),
+            ..incident("python-correct", ConsumerChoice::Naive, Dialect::V1_0, seed)
+        })
+        .filter(|spec| {
+            let drawn = &spec.runtime.personality;
+            drawn.card.streaming
+                && drawn.reaping == meshsim_runtimes::Reaping::OnStreamClose
+                && drawn
+                    .stream_close
+                    .closes_on(meshsim_protocol::TaskState::InputRequired)
+                && drawn.sidecar.is_none()
+                && drawn.stalled_first_tasks == 0
+        })
+        .take(4)
+        .collect();
+    assert_eq!(lying.len(), 4, "seeds 0..500 draw four lying Cards");
+    for spec in &lying {
+        assert!(
+            !invariants(spec).is_empty(),
+            "{}: the naive consumer held",
+            spec.replay_command(None)
+        );
+        assert_holds(&RunSpec {
+            consumer: ConsumerChoice::Reconciling,
+            ..spec.clone()
+        });
+    }
+}
+
+/// Found by the swarm (seed 22): a peer whose `follow_up` is `not-found` answers every
+/// answer with -32001 while the task waits on at input-required. The reconciling consumer
+/// took -32001 for "gone" and left seven tasks waiting; it now cancels each before starting
+/// over, and its give-up on the impossible job holds.
+#[test]
+fn reconciling_consumer_cancels_a_task_whose_answer_the_peer_refused_with_not_found() {
+    let spec = RunSpec {
+        runtime: RuntimeChoice::swarm().for_seed(Seed::new(22)),
+        ..incident(
+            "python-correct",
+            ConsumerChoice::Reconciling,
+            Dialect::V1_0,
+            22,
+        )
+    };
+    assert_eq!(
+        spec.runtime.personality.follow_up,
+        meshsim_runtimes::FollowUp::NotFound
+    );
+    let result = assert_holds(&spec);
+    let named = peer_fault(&result, Invariant::Liveness);
+    assert!(named.contains("follow-up-refused"), "{named}");
+}

@@ -142,11 +142,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
             Err(_) => return recorder.decision("", "leave", "the peer is unreachable"),
         };
         for task_id in leftovers {
-            let cancel = match client.cancel_task(&task_id).await {
-                Ok(task) => CancelResult::Answered(task.status.state),
-                Err(error) if error.is_task_not_found() => CancelResult::TaskGone,
-                Err(error) => CancelResult::Failed(error.to_string()),
-            };
+            let cancel = CancelResult::of(&client.cancel_task(&task_id).await);
             recorder.abandoned(&task_id, "job deadline passed", cancel);
         }
     }

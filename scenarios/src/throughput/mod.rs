@@ -42,10 +42,11 @@ pub fn incident(
     faults: Faults,
     tick: Duration,
 ) -> Result<RunSpec, String> {
+    let seed = Seed::new(seed);
     Ok(RunSpec {
-        seed: Seed::new(seed),
+        seed,
         scenario: Scenario::SeedIncident,
-        runtime: RuntimeChoice::resolve(personality)?,
+        runtime: RuntimeChoice::resolve(personality)?.for_seed(seed),
         consumer: ConsumerChoice::Reconciling,
         dialect: DIALECT,
         faults,

@@ -53,5 +53,5 @@ fn merge(args: &MergeArgs) -> Result<ExitCode, String> {
             }
         }
     }
-    Ok(finish(&mut out, &shards.tally, args.json, &whole))
+    Ok(finish(&mut out, &shards.tally, args.json, &whole, None))
 }

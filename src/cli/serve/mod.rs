@@ -68,7 +68,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 5_000)]
     shutdown_grace_ms: u64,
     /// Put a sidecar proxy in front that cuts any response still running this many ms
-    /// after its request (Envoy's route timeout; its default is 15000).
+    /// after its request (Envoy's route timeout; its default is 15000). Either sidecar
+    /// flag replaces the personality's own `sidecar`.
     #[arg(long)]
     sidecar_route_timeout_ms: Option<u64>,
     /// Put a sidecar proxy in front that cuts any response silent for this many ms
@@ -191,9 +192,10 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A fresh instance (empty task store) of `runtime`, behind its sidecar if asked for one.
+/// A fresh instance (empty task store) of `runtime`, behind its sidecar if asked for one
+/// or if its personality is deployed behind one.
 async fn instance(args: &ServeArgs, runtime: &Runtime) -> std::io::Result<Router> {
-    match sidecar(args) {
+    match sidecar(args).or(runtime.personality().sidecar) {
         None => Ok(runtime.router()),
         Some(sidecar) => behind(sidecar, runtime).await,
     }
