@@ -20,6 +20,13 @@ use meshsim_protocol::{
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// How soon after the question arrived a task must be found missing for the loss to be
+/// put down to its stream closing. A question ends its stream (where streams close at
+/// `input-required`) and the consumer asks about the task at once, one round trip (tens of
+/// milliseconds) later; a timer reaper of a few hundred milliseconds or a partition makes
+/// the task go missing later than this.
+const RIGHT_AT_CLOSE: Duration = Duration::from_millis(250);
+
 /// How one dispatch ended.
 pub(super) enum DispatchEnd {
     Done(Outcome),
@@ -334,6 +341,19 @@ impl<C: Connector> Run<'_, C> {
         DispatchEnd::Redispatch(format!("task {task_id} lost by the peer"))
     }
 
+    /// The peer answered the follow-up with -32001. That need not mean the task is gone: a
+    /// peer may refuse every follow-up while the task waits on. Cancel it (the cancel says
+    /// whether it is gone) before starting over, so that nothing is left waiting.
+    async fn answer_refused(&mut self, task_id: &str, error: &ClientError) -> DispatchEnd {
+        self.session
+            .recorder
+            .anomaly(task_id, AnomalyKind::TaskNotFound, error.to_string());
+        self.session
+            .abandon(task_id, "the peer answered the follow-up with -32001")
+            .await;
+        DispatchEnd::Redispatch(format!("the follow-up to task {task_id} got -32001"))
+    }
+
     async fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) -> DispatchEnd {
         self.session.recorder.deadline(task_id, state, limit);
         // Before the peer names the task there is nothing to cancel by id.
@@ -356,6 +376,13 @@ impl<C: Connector> Run<'_, C> {
     ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
+        // A task missing at the first call after its stream closed was lost with the
+        // stream; one missing later (after a partition, or a second try) may have been
+        // reaped by a timer or lost in a restart: that says nothing about stream closes.
+        let right_at_close = !again
+            && slot
+                .as_ref()
+                .is_some_and(|task| task.entered.elapsed() <= RIGHT_AT_CLOSE);
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
         if unknown || again {
             let why = if again {
@@ -383,7 +410,7 @@ impl<C: Connector> Run<'_, C> {
                     }
                 }
                 Err(error) if error.is_task_not_found() => {
-                    if streamed_before {
+                    if streamed_before && right_at_close {
                         self.learn(Observed::TaskSurvivedStreamClose(false));
                     }
                     return Err(self.task_lost(&id, &error));
@@ -441,10 +468,10 @@ impl<C: Connector> Run<'_, C> {
                 Ok(report)
             }
             Err(error) if error.is_task_not_found() => {
-                if streamed_before {
+                if streamed_before && right_at_close {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
-                Err(self.task_lost(&id, &error))
+                Err(self.answer_refused(&id, &error).await)
             }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
         }
@@ -459,7 +486,17 @@ impl<C: Connector> Run<'_, C> {
         self.session
             .recorder
             .decision(id, "cancel", "the job cancels at input-required");
-        match self.session.client.cancel_task(id).await {
+        let answer = self.session.client.cancel_task(id).await;
+        let cancel = CancelResult::of(&answer);
+        if cancel.is_refusal() {
+            // The peer may refuse: asking again will not change its mind. Say so and stop.
+            let reason = format!("the peer refused to cancel task {id}: {cancel:?}");
+            self.session
+                .recorder
+                .abandoned(id, "the job cancels it; the peer refused", cancel);
+            return Err(DispatchEnd::Done(Outcome::GaveUp { reason }));
+        }
+        match answer {
             Ok(task) => Ok(self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, slot)),
             Err(error) if error.is_task_not_found() => Err(self.task_lost(id, &error)),
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
