@@ -192,6 +192,8 @@ pub enum Cancel {
     Answered { state: TaskState },
     /// The agent no longer knows the task.
     TaskGone,
+    /// The agent refused: -32002 TaskNotCancelable.
+    NotCancelable,
     /// Any other failure.
     Failed { error: String },
 }
@@ -380,6 +382,7 @@ pub fn parse_report(text: &str, job: &Job, consumer: &str) -> Result<JobReport, 
                         Cancel::NotAttempted => CancelResult::NotAttempted,
                         Cancel::Answered { state } => CancelResult::Answered(state),
                         Cancel::TaskGone => CancelResult::TaskGone,
+                        Cancel::NotCancelable => CancelResult::NotCancelable,
                         Cancel::Failed { error } => CancelResult::Failed(error),
                     },
                 });
@@ -533,6 +536,7 @@ pub fn report_lines(report: &JobReport) -> Vec<Line> {
                     CancelResult::NotAttempted => Cancel::NotAttempted,
                     CancelResult::Answered(state) => Cancel::Answered { state: *state },
                     CancelResult::TaskGone => Cancel::TaskGone,
+                    CancelResult::NotCancelable => Cancel::NotCancelable,
                     CancelResult::Failed(error) => Cancel::Failed {
                         error: error.clone(),
                     },

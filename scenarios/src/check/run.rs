@@ -283,10 +283,16 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         });
     }
     let empty_trace: Trace = meshsim_sim::Recorder::new(SimTime::new()).trace();
+    let personalities = layout
+        .agents
+        .iter()
+        .map(|agent| (agent.host.clone(), agent.personality.clone()))
+        .collect();
     let violations = oracle::check(&Evidence {
         jobs: &job_runs,
         truths: &truths,
         profiles: &BTreeMap::new(),
+        personalities: &personalities,
         converged: true,
         end,
         trace: &empty_trace,
