@@ -319,7 +319,9 @@ impl Coverage {
                     }
                 }
                 KnobKind::Numeric => {
-                    summary.numeric_distinct.insert(knob.to_string(), seen.len());
+                    summary
+                        .numeric_distinct
+                        .insert(knob.to_string(), seen.len());
                     summary.numeric_fewest = summary.numeric_fewest.min(seen.len());
                 }
             }
