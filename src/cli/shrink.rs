@@ -171,10 +171,9 @@ fn shrink_runtime(
         runtime: RuntimeChoice::named(&label, personality.clone()),
         ..shrunk.clone()
     };
-    let (personality, runs) =
-        shrink_personality(&shrunk.runtime.personality, |candidate| {
-            violates(&with(candidate))
-        });
+    let (personality, runs) = shrink_personality(&shrunk.runtime.personality, |candidate| {
+        violates(&with(candidate))
+    });
     *shrunk = with(&personality);
     runs
 }

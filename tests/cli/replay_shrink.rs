@@ -188,7 +188,10 @@ fn a_swarm_seeds_personality_printed_as_a_file_replays_the_same_run() {
     assert_ne!(code, 2, "{stderr}");
     assert!(text.contains("personality drawn from the seed"), "{text}");
     let written = std::fs::read_to_string(&file).expect("the personality file");
-    assert!(text.contains(written.trim()), "the printed file is the written one");
+    assert!(
+        text.contains(written.trim()),
+        "the printed file is the written one"
+    );
     assert!(written.contains(r#""name": "swarm-11""#), "{written}");
 
     let as_json = |runtime: &str| {
@@ -224,7 +227,11 @@ fn a_swarm_seeds_personality_printed_as_a_file_replays_the_same_run() {
             .and_then(|rest| rest.split("fault plan:").next())
             .map(str::to_string)
     };
-    assert_ne!(printed(&twelve), printed(&text), "another seed, another personality");
+    assert_ne!(
+        printed(&twelve),
+        printed(&text),
+        "another seed, another personality"
+    );
 }
 
 /// A jvm-reaping personality with three knobs that do not matter: shrink sets those back
