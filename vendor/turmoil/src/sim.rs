@@ -370,6 +370,16 @@ impl<'a> Sim<'a> {
         });
     }
 
+    /// How long until the network has a message to deliver: `Some(ZERO)` if
+    /// one is deliverable now, `None` if no message is in flight. Held
+    /// messages (see [`Sim::hold`]) wait for a release and do not count.
+    ///
+    /// A message becomes deliverable in the first step whose end is at least
+    /// this far from now.
+    pub fn next_delivery(&self) -> Option<Duration> {
+        self.world.borrow().topology.next_delivery()
+    }
+
     /// Access a [`LinksIter`] to introspect inflight messages between hosts.
     pub fn links(&self, f: impl FnOnce(LinksIter)) {
         let top = &mut self.world.borrow_mut().topology;
@@ -411,9 +421,26 @@ impl<'a> Sim<'a> {
     ///
     /// Returns whether or not all clients have completed.
     pub fn step(&mut self) -> Result<bool> {
+        self.step_by(self.config.tick)
+    }
+
+    /// Step the simulation by `duration` instead of the configured tick.
+    ///
+    /// This is one step: the network and each running host advance by
+    /// `duration` at once. Timers inside a host still fire at their own
+    /// instant, but messages are only delivered at the start of a step, and
+    /// with `enable_random_order` the hosts are shuffled once, not once per
+    /// tick. So a step of `k` ticks is the same as `k` steps only when nothing
+    /// would happen during the first `k - 1` of them: no message in flight
+    /// (see [`Sim::next_delivery`]) and no host with work ready or a timer due
+    /// before the last of them. A harness that knows its hosts' timers uses
+    /// this to skip idle stretches of a simulation.
+    ///
+    /// Returns whether or not all clients have completed.
+    pub fn step_by(&mut self, duration: Duration) -> Result<bool> {
         tracing::trace!(target: TRACING_TARGET, "step {}", self.steps);
 
-        let tick = self.config.tick;
+        let tick = duration;
         let mut is_finished = true;
 
         // Tick the networking, processing messages. This is done before
@@ -1247,5 +1274,65 @@ mod test {
         });
 
         sim.run()
+    }
+
+    /// When the client wakes, and when it finishes, in simulated time.
+    fn sleepy_run(skip: Option<Duration>) -> Result<(Duration, Duration)> {
+        let woke = Rc::new(std::cell::Cell::new(Duration::ZERO));
+        let mut sim = Builder::new().build();
+        let seen = woke.clone();
+        sim.client("client", async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            seen.set(sim_elapsed().expect("inside a host"));
+            Ok(())
+        });
+        // The first step polls the client, which starts sleeping.
+        sim.step()?;
+        if let Some(skip) = skip {
+            sim.step_by(skip)?;
+        }
+        while !sim.step()? {}
+        Ok((woke.get(), sim.elapsed()))
+    }
+
+    #[test]
+    fn step_by_skips_idle_ticks_without_moving_any_event() -> Result {
+        let fixed = sleepy_run(None)?;
+        assert_eq!(fixed.0, Duration::from_millis(50));
+        // 48 ticks after the first end at 49 ms, before the timer at 50 ms.
+        assert_eq!(sleepy_run(Some(Duration::from_millis(48)))?, fixed);
+        Ok(())
+    }
+
+    #[test]
+    fn next_delivery_is_the_time_until_a_message_in_flight_arrives() -> Result {
+        let mut sim = Builder::new()
+            .min_message_latency(Duration::from_millis(10))
+            .max_message_latency(Duration::from_millis(10))
+            .build();
+        sim.host("server", || async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            let mut buf = [0; 8];
+            loop {
+                socket.recv_from(&mut buf).await?;
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"ping", "server:1234").await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        assert_eq!(sim.next_delivery(), None);
+        sim.step()?;
+        // Sent during the first step, at the network's time of 1 ms.
+        assert_eq!(sim.next_delivery(), Some(Duration::from_millis(9)));
+        sim.hold("client", "server");
+        assert_eq!(sim.next_delivery(), None);
+        sim.release("client", "server");
+        assert_eq!(sim.next_delivery(), Some(Duration::ZERO));
+        sim.step()?;
+        assert_eq!(sim.next_delivery(), None);
+        Ok(())
     }
 }

@@ -290,6 +290,11 @@ impl Topology {
         }
     }
 
+    // The time until the first in-flight message is deliverable, if any.
+    pub(crate) fn next_delivery(&self) -> Option<Duration> {
+        self.links.values().filter_map(Link::next_delivery).min()
+    }
+
     pub(crate) fn iter_mut(&mut self) -> LinksIter<'_> {
         LinksIter {
             iter: self.links.iter_mut(),
@@ -405,6 +410,20 @@ impl Link {
 
         self.sent.push_back(sent);
         Ok(())
+    }
+
+    // The time until this link has a message to deliver, if any is in flight.
+    fn next_delivery(&self) -> Option<Duration> {
+        if self.deliverable.values().any(|queue| !queue.is_empty()) {
+            return Some(Duration::ZERO);
+        }
+        self.sent
+            .iter()
+            .filter_map(|sent| match sent.status {
+                DeliveryStatus::DeliverAfter(at) => Some(at.saturating_duration_since(self.now)),
+                DeliveryStatus::Hold => None,
+            })
+            .min()
     }
 
     fn tick(&mut self, now: Instant) {
