@@ -47,7 +47,7 @@ impl<C: Connector> Consumer for NaiveConsumer<C> {
         Box::pin(async move {
             let mut recorder = Recorder::new(&job.name, self.name(), &job.peer);
             let outcome =
-                match tokio::time::timeout(job.deadlines.job, self.run_job(&job, &mut recorder))
+                match meshsim_time::timeout(job.deadlines.job, self.run_job(&job, &mut recorder))
                     .await
                 {
                     Ok(outcome) => outcome,
@@ -158,7 +158,7 @@ impl<C: Connector> NaiveConsumer<C> {
                     }
                 }
             } else if !streaming {
-                tokio::time::sleep(self.poll_interval).await;
+                meshsim_time::sleep(self.poll_interval).await;
                 match session.client.get_task(&task_id).await {
                     Ok(task) => {
                         apply_result(&mut session, &mut belief, RpcResult::Task(task));

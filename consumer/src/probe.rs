@@ -228,7 +228,7 @@ impl<C: Connector> Probe<'_, C> {
     }
 
     async fn survival(&mut self, task_id: &str) {
-        tokio::time::sleep(self.config.settle).await;
+        meshsim_time::sleep(self.config.settle).await;
         match self.client.get_task(task_id).await {
             Ok(_) => self.report.task_survives_stream_close = Some(true),
             Err(error) if error.is_task_not_found() => {
@@ -356,7 +356,7 @@ impl<C: Connector> Probe<'_, C> {
         let mut reached = false;
         loop {
             let next = if reached || !patient {
-                match tokio::time::timeout(self.config.settle, stream.next()).await {
+                match meshsim_time::timeout(self.config.settle, stream.next()).await {
                     Ok(next) => next,
                     Err(_) => return seen,
                 }

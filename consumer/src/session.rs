@@ -68,7 +68,7 @@ impl<'a, C: Connector> Session<'a, C> {
             match &answer {
                 // Unreachable for now: try again a few times before leaving it.
                 Err(error) if error.code().is_none() && pause <= Duration::from_secs(2) => {
-                    tokio::time::sleep(pause).await;
+                    meshsim_time::sleep(pause).await;
                     pause *= 2;
                 }
                 _ => break CancelResult::of(&answer),

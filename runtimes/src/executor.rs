@@ -20,7 +20,7 @@ pub(crate) async fn run_turn(
     let mut durations = durations.into_iter();
     for step in steps {
         if step == Step::Work {
-            tokio::time::sleep(durations.next().unwrap_or_default()).await;
+            meshsim_time::sleep(durations.next().unwrap_or_default()).await;
         } else if !host.step(&id, epoch, step) {
             return;
         }
@@ -35,6 +35,6 @@ pub(crate) async fn reap_after(
     after: Duration,
     reason: &'static str,
 ) {
-    tokio::time::sleep(after).await;
+    meshsim_time::sleep(after).await;
     host.reap_if_idle(&id, transitions, reason);
 }

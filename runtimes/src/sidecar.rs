@@ -125,7 +125,7 @@ async fn bounded<T>(
     work: impl Future<Output = T>,
 ) -> Result<T, Cut> {
     match deadline {
-        Some((at, cut)) => tokio::time::timeout_at(at, work).await.map_err(|_| cut),
+        Some((at, cut)) => meshsim_time::timeout_at(at, work).await.map_err(|_| cut),
         None => Ok(work.await),
     }
 }

@@ -9,8 +9,8 @@ use bytes::Bytes;
 use meshsim_protocol::{
     Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, sse,
 };
+use meshsim_time::{Instant, Interval};
 use std::convert::Infallible;
-use tokio::time::{Interval, MissedTickBehavior};
 
 /// What a stream body needs between two events.
 struct StreamState {
@@ -33,11 +33,9 @@ pub(crate) fn response(
     dialect: Dialect,
     personality: &Personality,
 ) -> Response<Body> {
-    let keep_alive = personality.keep_alive().map(|period| {
-        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        interval
-    });
+    let keep_alive = personality
+        .keep_alive()
+        .map(|period| Interval::delayed_at(Instant::now() + period, period));
     let state = StreamState {
         subscription,
         request_id,

@@ -36,7 +36,7 @@ async fn ping(
         .header("host", host)
         .body(Empty::<Bytes>::new())?;
     let response =
-        tokio::time::timeout(Duration::from_millis(300), sender.send_request(request)).await??;
+        meshsim_time::timeout(Duration::from_millis(300), sender.send_request(request)).await??;
     Ok(response.status().as_u16())
 }
 
@@ -48,7 +48,7 @@ async fn caller() -> HostResult {
             Ok(status) => tracing::info!(target: "meshsim::example", round, host, status),
             Err(err) => tracing::info!(target: "meshsim::example", round, host, error = %err),
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        meshsim_time::sleep(Duration::from_millis(50)).await;
     }
     Ok(())
 }

@@ -49,7 +49,7 @@ mod tests {
         let mut sim = turmoil::Builder::new().epoch(epoch()).build();
         sim.client("reader", async {
             let clock = sim_clock();
-            tokio::time::sleep(Duration::from_millis(1500)).await;
+            meshsim_time::sleep(Duration::from_millis(1500)).await;
             let stamp = clock.now_rfc3339();
             if stamp != "2026-11-07T00:00:01.500Z" {
                 return Err(format!("unexpected simulated time {stamp}").into());

@@ -162,13 +162,13 @@ fn load(tasks: usize, work_ms: (u64, u64)) {
         let mut running = Vec::new();
         for n in 0..tasks {
             let client = Client::new(Target::Tcp(addr), Dialect::V1_0);
-            running.push(tokio::spawn(tokio::time::timeout(
+            running.push(tokio::spawn(meshsim_time::timeout(
                 Duration::from_secs(120),
                 lifecycle(client, n, Arc::clone(&gauge)),
             )));
             // A ramp of 100 connections per 20 ms stays under the listen backlog.
             if n % 100 == 99 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                meshsim_time::sleep(Duration::from_millis(20)).await;
             }
         }
         let mut results = Vec::new();

@@ -77,7 +77,7 @@ impl Service<Uri> for TcpConnector {
                 .trim_end_matches(']')
                 .to_string();
             let port = uri.port_u16().unwrap_or(80);
-            match tokio::time::timeout(timeout, TcpStream::connect((host.as_str(), port))).await {
+            match meshsim_time::timeout(timeout, TcpStream::connect((host.as_str(), port))).await {
                 Ok(stream) => {
                     let stream = stream?;
                     stream.set_nodelay(true)?;

@@ -131,7 +131,7 @@ pub async fn exchange<C: Connector>(
             connection,
         })
     };
-    tokio::time::timeout(timeout, attempt)
+    meshsim_time::timeout(timeout, attempt)
         .await
         .map_err(|_| ClientError::Timeout {
             what: "HTTP request",
@@ -150,7 +150,7 @@ pub async fn read_body(
         mut connection,
     } = exchange;
     let collect = Limited::new(response.into_body(), limit).collect();
-    let collected = tokio::time::timeout(timeout, connection.run(collect))
+    let collected = meshsim_time::timeout(timeout, connection.run(collect))
         .await
         .map_err(|_| ClientError::Timeout {
             what: "HTTP body",

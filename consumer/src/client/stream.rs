@@ -64,7 +64,7 @@ impl EventStream {
                 return Some(item);
             }
             let body = self.body.as_mut()?;
-            let frame = tokio::time::timeout(self.idle_timeout, body.frame());
+            let frame = meshsim_time::timeout(self.idle_timeout, body.frame());
             let next = match self.connection.as_mut() {
                 Some(connection) => connection.run(frame).await,
                 None => frame.await,

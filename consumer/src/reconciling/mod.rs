@@ -111,7 +111,7 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
             let mut recorder = Recorder::new(&job.name, self.name(), &job.peer);
             let mut key = None;
             let run = self.run_job(&job, &mut recorder, &mut key);
-            let outcome = match tokio::time::timeout(job.deadlines.job, run).await {
+            let outcome = match meshsim_time::timeout(job.deadlines.job, run).await {
                 Ok(outcome) => outcome,
                 Err(_) => {
                     self.cancel_leftovers(&job, &mut recorder).await;
@@ -136,7 +136,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
         }
         let config = self.config.client;
         let discovered = A2aClient::discover(self.connector.clone(), &job.peer, config);
-        let client = match tokio::time::timeout(config.request_timeout, discovered).await {
+        let client = match meshsim_time::timeout(config.request_timeout, discovered).await {
             Ok(Ok(client)) => client,
             Ok(Err(error)) => return recorder.decision("", "leave", &error.to_string()),
             Err(_) => return recorder.decision("", "leave", "the peer is unreachable"),
@@ -166,7 +166,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
                 Err(error) => {
                     recorder.decision("", "retry-discovery", &error.to_string());
                     attempt += 1;
-                    tokio::time::sleep(self.config.backoff(attempt)).await;
+                    meshsim_time::sleep(self.config.backoff(attempt)).await;
                 }
             }
         };
@@ -194,12 +194,12 @@ impl<C: Connector> ReconcilingConsumer<C> {
                     }
                     run.session.recorder.decision("", "re-dispatch", &reason);
                     // A peer that loses tasks may be restarting: give it time.
-                    tokio::time::sleep(self.config.backoff(started)).await;
+                    meshsim_time::sleep(self.config.backoff(started)).await;
                 }
                 DispatchEnd::Retry(reason) => {
                     failed += 1;
                     run.session.recorder.decision("", "retry", &reason);
-                    tokio::time::sleep(self.config.backoff(failed)).await;
+                    meshsim_time::sleep(self.config.backoff(failed)).await;
                 }
             }
         }

@@ -63,7 +63,7 @@ impl<C: Connector> Run<'_, C> {
                 .and_then(|task| task.deadline(&self.session.job.deadlines));
             let next = match deadline {
                 Some((at, state, limit)) => {
-                    match tokio::time::timeout_at(at, stream.next()).await {
+                    match meshsim_time::timeout_at(at, stream.next()).await {
                         Ok(next) => next,
                         Err(_) => {
                             report.end = ReadEnd::Deadline(state, limit);

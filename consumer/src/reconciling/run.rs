@@ -142,7 +142,7 @@ impl<C: Connector> Run<'_, C> {
         let listable = self.session.client.supports(Method::ListTasks);
         for attempt in 0..self.config.max_dispatches {
             if attempt > 0 {
-                tokio::time::sleep(self.config.backoff(attempt)).await;
+                meshsim_time::sleep(self.config.backoff(attempt)).await;
             }
             let found = match (&chosen, &context) {
                 (Some(id), _) => self
@@ -236,7 +236,7 @@ impl<C: Connector> Run<'_, C> {
             // The peer is unreachable or cut us off: give it time before the next call.
             failures = if broke { failures + 1 } else { 0 };
             if failures > 0 {
-                tokio::time::sleep(self.config.backoff(failures)).await;
+                meshsim_time::sleep(self.config.backoff(failures)).await;
             }
         }
     }
@@ -540,10 +540,10 @@ impl<C: Connector> Run<'_, C> {
         let wake = Instant::now() + self.config.poll_interval;
         match deadline {
             Some((at, state, limit)) if at <= wake => {
-                tokio::time::sleep_until(at).await;
+                meshsim_time::sleep_until(at).await;
                 return ReadReport::ended(ReadEnd::Deadline(state, limit));
             }
-            _ => tokio::time::sleep_until(wake).await,
+            _ => meshsim_time::sleep_until(wake).await,
         }
         match self.session.client.get_task(&slot_id(slot)).await {
             Ok(found) => {

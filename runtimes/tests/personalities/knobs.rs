@@ -48,12 +48,12 @@ async fn ttl_reaps_live_tasks_and_evicts_finished_ones() {
     };
     let (client, runtime) = start(personality, Dialect::V0_3);
     let waiting = first_turn(&client).await;
-    tokio::time::sleep(Duration::from_millis(999)).await;
+    meshsim_time::sleep(Duration::from_millis(999)).await;
     assert_eq!(
         client.get(&waiting).await.task().status.state,
         InputRequired
     );
-    tokio::time::sleep(Duration::from_millis(2)).await;
+    meshsim_time::sleep(Duration::from_millis(2)).await;
     assert_eq!(
         client.get(&waiting).await.error().code,
         ErrorCode::TaskNotFound
@@ -64,7 +64,7 @@ async fn ttl_reaps_live_tasks_and_evicts_finished_ones() {
         .task()
         .id;
     assert_eq!(client.get(&done).await.task().status.state, Completed);
-    tokio::time::sleep(Duration::from_millis(1_001)).await;
+    meshsim_time::sleep(Duration::from_millis(1_001)).await;
     assert_eq!(
         client.get(&done).await.error().code,
         ErrorCode::TaskNotFound
@@ -400,7 +400,7 @@ async fn stalled_tasks_stay_submitted() {
     let stuck = client.send(params).await.task().id;
     let fine = client.send(client.message("#complete", None)).await.task();
     assert_eq!(fine.status.state, Completed, "only the first task stalls");
-    tokio::time::sleep(Duration::from_secs(3600)).await;
+    meshsim_time::sleep(Duration::from_secs(3600)).await;
     assert_eq!(client.get(&stuck).await.task().status.state, Submitted);
     assert_eq!(runtime.truth().task(&stuck).unwrap().states(), [Submitted]);
 }

@@ -58,7 +58,7 @@ async fn the_example_file_loads_and_behaves_as_documented() {
     let id = first[0].task_id().unwrap().to_string();
 
     // Resubscribe replays everything, re-stamped with the current time.
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    meshsim_time::sleep(Duration::from_secs(10)).await;
     let replay = client.resubscribe(&id).await.stream().rest().await;
     assert_eq!(asserted_states(&replay), asserted_states(&first));
     let now = moving_clock_reading(&client, &id).await;
@@ -70,7 +70,7 @@ async fn the_example_file_loads_and_behaves_as_documented() {
     assert_ne!(timestamps(&replay), timestamps(&first));
 
     // Left at input-required for 30 s, the task is forgotten.
-    tokio::time::sleep(Duration::from_secs(31)).await;
+    meshsim_time::sleep(Duration::from_secs(31)).await;
     assert_eq!(client.get(&id).await.error().code, ErrorCode::TaskNotFound);
     let record = truth.task(&id).unwrap();
     assert!(

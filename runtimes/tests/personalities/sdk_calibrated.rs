@@ -137,7 +137,7 @@ async fn python_subscribe_stays_open_with_pings_and_follow_up_resumes() {
     let snapshot = subscriber.next_event().await;
     assert!(matches!(&snapshot, StreamEvent::Task(task) if task.status.state == InputRequired));
     // Nothing happens for 16 s: the stream stays open and pings.
-    let quiet = tokio::time::timeout(Duration::from_secs(16), subscriber.next()).await;
+    let quiet = meshsim_time::timeout(Duration::from_secs(16), subscriber.next()).await;
     assert!(quiet.is_err(), "no event while the task waits");
     assert!(subscriber.comments_seen, "a keep-alive comment within 15 s");
     // The follow-up (taskId, no contextId) resumes in place on its own stream...
@@ -193,7 +193,7 @@ async fn python_follow_up_while_working_is_queued() {
         [Working, InputRequired]
     );
     // The queued answer then resumes the task with nobody watching.
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    meshsim_time::sleep(Duration::from_secs(5)).await;
     let done = client.get(&id).await.task();
     assert_eq!(done.status.state, Completed);
     assert_eq!(
@@ -303,7 +303,7 @@ async fn python_cancel_and_unknown_ids() {
         ErrorCode::TaskNotCancelable
     );
     // The executor stopped: no later transition.
-    tokio::time::sleep(Duration::from_secs(60)).await;
+    meshsim_time::sleep(Duration::from_secs(60)).await;
     assert_eq!(
         truth.task(&id).unwrap().states(),
         [Submitted, Working, Canceled]
@@ -324,10 +324,10 @@ async fn python_disconnect_does_not_stop_the_task_and_nothing_is_reaped() {
         .stream();
     let id = stream.next_event().await.task_id().unwrap().to_string();
     drop(stream);
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    meshsim_time::sleep(Duration::from_secs(5)).await;
     assert_eq!(truth.task(&id).unwrap().state, Completed);
     let (waiting, _) = first_turn(&client).await;
-    tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+    meshsim_time::sleep(Duration::from_secs(24 * 3600)).await;
     assert_eq!(
         client.get(&waiting).await.task().status.state,
         InputRequired
@@ -511,7 +511,7 @@ async fn go_terminal_send_and_repeat_cancel() {
         .stream();
     let running = stream.next_event().await.task_id().unwrap().to_string();
     drop(stream);
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    meshsim_time::sleep(Duration::from_secs(5)).await;
     assert_eq!(truth.task(&running).unwrap().state, Completed);
     assert_eq!(
         client.cancel(&running).await.error().code,
@@ -561,7 +561,7 @@ async fn java_terminal_errors_and_no_eviction() {
         panic!()
     };
     assert_eq!(task.status.state, Completed);
-    tokio::time::sleep(Duration::from_secs(7 * 24 * 3600)).await;
+    meshsim_time::sleep(Duration::from_secs(7 * 24 * 3600)).await;
     assert_eq!(
         client.resubscribe(&task.id).await.error().code,
         ErrorCode::UnsupportedOperation

@@ -82,7 +82,7 @@ async fn wait_until(
         if truth.task(id).as_ref().is_some_and(&done) {
             return;
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        meshsim_time::sleep(Duration::from_millis(10)).await;
     }
     panic!("task {id} never got there: {:?}", truth.task(id));
 }

@@ -123,7 +123,7 @@ fn crash_through_sidecar(seed: u64) -> (Vec<String>, Vec<meshsim_runtimes::TaskT
             while let Ok(Some(_)) = stream.next_or_broken().await {}
         }
         // Stay until the agent has bounced.
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        meshsim_time::sleep(std::time::Duration::from_secs(1)).await;
         Ok(())
     });
     let run = runner.run().expect("the simulation runs");

@@ -78,7 +78,7 @@ async fn real_run(personality_name: &str, seed: u64) -> Result<RealRun, String> 
         seed_tree.derive("consumer").value(),
     );
     let start = Instant::now();
-    let report = tokio::time::timeout(REAL_RUN_BOUND, consumer.run(job)).await;
+    let report = meshsim_time::timeout(REAL_RUN_BOUND, consumer.run(job)).await;
     let wall = start.elapsed();
     server.abort();
     let report = report.map_err(|_| {

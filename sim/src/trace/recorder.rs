@@ -476,7 +476,7 @@ mod tests {
         let _guard = recorder.install();
         let mut sim = turmoil::Builder::new().build();
         sim.client("alpha", async {
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            meshsim_time::sleep(Duration::from_millis(25)).await;
             tracing::info!(target: "meshsim::test", "inside");
             Ok(())
         });

@@ -75,7 +75,7 @@ impl TurmoilConnector {
             });
         let target = format!("{host}:{port}");
         let attempt = TcpStream::connect((host.to_string(), port));
-        match tokio::time::timeout(self.connect_timeout, attempt).await {
+        match meshsim_time::timeout(self.connect_timeout, attempt).await {
             Ok(Ok(stream)) => {
                 tracing::info!(target: NET_TARGET, event = "connect", to = %target, outcome = "ok");
                 Ok(TimeoutIo::new(stream)

@@ -42,7 +42,7 @@ impl Listener for SimListener {
                 Ok(accepted) => return accepted,
                 Err(err) => {
                     tracing::warn!(target: NET_TARGET, event = "accept_error", error = %err);
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    meshsim_time::sleep(Duration::from_millis(10)).await;
                 }
             }
         }

@@ -5,12 +5,14 @@
 //! TCP retransmission, so a dropped segment stalls a connection for good).
 
 mod connector;
+mod hyper_timer;
 mod listener;
 mod observed_body;
 mod serve;
 mod timeout_io;
 
 pub use connector::{ConnectError, TurmoilConnector};
+pub use hyper_timer::HyperTimer;
 pub use listener::SimListener;
 pub use serve::{ServeOptions, serve, serve_with};
 pub use timeout_io::TimeoutIo;

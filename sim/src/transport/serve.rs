@@ -15,12 +15,12 @@ use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tower::ServiceExt;
 use tracing::Instrument;
 
-use super::TimeoutIo;
 use super::observed_body::ObservedBody;
+use super::{HyperTimer, TimeoutIo};
 use crate::trace::NET_TARGET;
 
 /// Connection limits of [`serve_with`].
@@ -64,7 +64,7 @@ pub async fn serve_with<L: Listener>(
         let router = router.clone();
         let mut builder = http1::Builder::new();
         builder
-            .timer(TokioTimer::new())
+            .timer(HyperTimer)
             .auto_date_header(false)
             .header_read_timeout(options.header_read_timeout);
         let connection = async move {

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use meshsim_time::{Sleep, sleep};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::time::{Sleep, sleep};
 
 /// `inner` with optional read-idle and write-stall timeouts (simulated time under turmoil).
 #[derive(Debug)]
@@ -131,18 +131,18 @@ mod tests {
         let (mut far, near) = duplex(64);
         let mut io = TimeoutIo::new(near).with_read_idle(Some(Duration::from_millis(100)));
         let writer = tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(80)).await;
+            meshsim_time::sleep(Duration::from_millis(80)).await;
             far.write_all(b"x").await.unwrap();
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            meshsim_time::sleep(Duration::from_millis(500)).await;
             drop(far);
         });
         let mut byte = [0u8; 1];
         io.read_exact(&mut byte).await.unwrap();
         // Still waiting after 99 ms of silence (the idle timer survives the dropped read)...
-        let early = tokio::time::timeout(Duration::from_millis(99), io.read(&mut byte)).await;
+        let early = meshsim_time::timeout(Duration::from_millis(99), io.read(&mut byte)).await;
         assert!(early.is_err(), "failed before the idle timeout");
         // ...and failing at 100 ms.
-        let late = tokio::time::timeout(Duration::from_millis(2), io.read(&mut byte)).await;
+        let late = meshsim_time::timeout(Duration::from_millis(2), io.read(&mut byte)).await;
         let err = late.expect("the idle timeout fired").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         writer.abort();

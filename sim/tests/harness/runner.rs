@@ -19,8 +19,8 @@ fn config(chaos_ms: u64, liveness_ms: u64) -> RunConfig {
     }
 }
 
-fn sleep_ms(ms: u64) -> tokio::time::Sleep {
-    tokio::time::sleep(Duration::from_millis(ms))
+fn sleep_ms(ms: u64) -> meshsim_time::Sleep {
+    meshsim_time::sleep(Duration::from_millis(ms))
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn a_host_bounced_at_0_ms_reads_the_simulated_clock_when_it_restarts() {
         }
     });
     runner.client("client", async {
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        meshsim_time::sleep(Duration::from_millis(10)).await;
         Ok(())
     });
     let run = runner

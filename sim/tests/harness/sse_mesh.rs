@@ -46,7 +46,7 @@ async fn events(host: &'static str, from: u64) -> Response {
         if seq >= EVENTS {
             return None;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        meshsim_time::sleep(Duration::from_millis(50)).await;
         tracing::info!(target: "meshsim::app", event = "emit", seq);
         let frame = Bytes::from(format!("data: {host}:{seq}\n\n"));
         Some((Ok::<_, Infallible>(frame), seq + 1))
@@ -114,7 +114,7 @@ async fn client_software(target: &'static str) -> HostResult {
         }
         if let Err(err) = stream_once(&connector, target, &mut next).await {
             tracing::info!(target: "meshsim::client", event = "retry", next, error = %err);
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            meshsim_time::sleep(Duration::from_millis(50)).await;
         }
     }
     tracing::info!(target: "meshsim::client", event = "done", attempts);

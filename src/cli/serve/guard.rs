@@ -261,7 +261,7 @@ async fn read_body(
         return Err(too_large(Some(declared)));
     }
     let timeout = guard.limits.body_timeout;
-    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+    match meshsim_time::timeout(timeout, Limited::new(body, limit).collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(error)) if error.is::<LengthLimitError>() => Err(too_large(None)),
         Ok(Err(error)) => Err(guard.refuse(

@@ -40,7 +40,7 @@ pub async fn signal() -> &'static str {
 pub async fn drain(in_flight: &AtomicUsize, grace: Duration) -> usize {
     let deadline = tokio::time::Instant::now() + grace;
     while in_flight.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        meshsim_time::sleep(Duration::from_millis(10)).await;
     }
     in_flight.load(Ordering::SeqCst)
 }

@@ -87,7 +87,7 @@ impl EventReader {
     /// The next event, or `None` once the server closed the stream.
     pub async fn next(&mut self) -> Option<RpcResponse> {
         // A stream that should have delivered or closed long ago fails the test, not hangs.
-        tokio::time::timeout(std::time::Duration::from_secs(120), self.next_unbounded())
+        meshsim_time::timeout(std::time::Duration::from_secs(120), self.next_unbounded())
             .await
             .expect("no event and no close within 120 s")
     }

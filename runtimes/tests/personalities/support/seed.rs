@@ -158,7 +158,7 @@ pub async fn wait_for(client: &Client, id: &str, state: TaskState) -> Task {
         if task.status.state == state {
             return task;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        meshsim_time::sleep(Duration::from_millis(20)).await;
     }
     panic!("task {id} never reached {state}");
 }

@@ -1,0 +1,211 @@
+//! The registry of live timer deadlines of one simulation, and the thread-local watch that
+//! points new timers at it.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The deadlines of the live timers of one simulation, in simulated time since it began.
+#[derive(Clone, Debug, Default)]
+pub struct Deadlines {
+    inner: Arc<Mutex<Live>>,
+}
+
+#[derive(Debug, Default)]
+struct Live {
+    /// Deadline -> how many live timers have it.
+    at: BTreeMap<Duration, usize>,
+    /// Live timers whose deadline could not be placed in simulated time.
+    unknown: usize,
+}
+
+/// What a deadline is known as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    At(Duration),
+    Unknown,
+}
+
+impl Deadlines {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The earliest deadline of a live timer; `Some(ZERO)` while a timer's deadline is
+    /// unknown, since it may be due at any moment; `None` when no timer is alive.
+    pub fn next(&self) -> Option<Duration> {
+        let live = self.live();
+        if live.unknown > 0 {
+            return Some(Duration::ZERO);
+        }
+        live.at.keys().next().copied()
+    }
+
+    /// How many timers are alive.
+    pub fn len(&self) -> usize {
+        let live = self.live();
+        live.unknown + live.at.values().sum::<usize>()
+    }
+
+    /// Whether no timer is alive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn live(&self) -> MutexGuard<'_, Live> {
+        // A panic while holding the lock leaves the counts consistent: every update is one
+        // map operation.
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn add(&self, key: Key) {
+        let mut live = self.live();
+        match key {
+            Key::At(at) => *live.at.entry(at).or_default() += 1,
+            Key::Unknown => live.unknown += 1,
+        }
+    }
+
+    fn remove(&self, key: Key) {
+        let mut live = self.live();
+        match key {
+            Key::At(at) => {
+                if let Some(count) = live.at.get_mut(&at) {
+                    *count -= 1;
+                    if *count == 0 {
+                        live.at.remove(&at);
+                    }
+                }
+            }
+            Key::Unknown => live.unknown = live.unknown.saturating_sub(1),
+        }
+    }
+}
+
+/// Reads the simulated time since the simulation began, inside one of its hosts (`None`
+/// outside any host).
+pub type SimNow = fn() -> Option<Duration>;
+
+thread_local! {
+    static WATCHED: RefCell<Option<(Deadlines, SimNow)>> = const { RefCell::new(None) };
+}
+
+/// Registers the timers created on this thread in `deadlines` until the returned [`Watch`]
+/// is dropped; `now` places their deadlines in simulated time. A simulation runs on one
+/// thread, so parallel simulations on other threads keep their own registries.
+pub fn watch(deadlines: Deadlines, now: SimNow) -> Watch {
+    let previous = WATCHED.with(|watched| watched.replace(Some((deadlines, now))));
+    Watch { previous }
+}
+
+/// Keeps a [`watch`] in force; dropping it restores the watch before it.
+#[must_use = "timers are watched only while the Watch lives"]
+pub struct Watch {
+    previous: Option<(Deadlines, SimNow)>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        WATCHED.with(|watched| *watched.borrow_mut() = previous);
+    }
+}
+
+/// One timer's entry in the watched registry, removed when dropped.
+#[derive(Debug)]
+pub(crate) struct Registration {
+    entry: Option<(Deadlines, Key)>,
+}
+
+impl Registration {
+    /// Enters `deadline` into the registry watching this thread, if any.
+    pub(crate) fn new(deadline: Instant) -> Self {
+        let entry = WATCHED.with(|watched| {
+            let watched = watched.borrow();
+            let (deadlines, now) = watched.as_ref()?;
+            let key = match now() {
+                Some(now) => Key::At(now + deadline.saturating_duration_since(Instant::now())),
+                None => Key::Unknown,
+            };
+            deadlines.add(key);
+            Some((deadlines.clone(), key))
+        });
+        Self { entry }
+    }
+
+    /// No entry: for a timer that has completed.
+    pub(crate) fn none() -> Self {
+        Self { entry: None }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some((deadlines, key)) = self.entry.take() {
+            deadlines.remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at_five_seconds() -> Option<Duration> {
+        Some(Duration::from_secs(5))
+    }
+
+    fn outside_a_host() -> Option<Duration> {
+        None
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_watched_timer_is_listed_at_its_simulated_deadline_until_dropped() {
+        let deadlines = Deadlines::new();
+        let _watch = watch(deadlines.clone(), at_five_seconds);
+        let early = Registration::new(Instant::now() + Duration::from_millis(30));
+        let late = Registration::new(Instant::now() + Duration::from_millis(70));
+        let twin = Registration::new(Instant::now() + Duration::from_millis(30));
+        assert_eq!(deadlines.len(), 3);
+        assert_eq!(deadlines.next(), Some(Duration::from_millis(5_030)));
+        drop(early);
+        assert_eq!(deadlines.next(), Some(Duration::from_millis(5_030)));
+        drop(twin);
+        assert_eq!(deadlines.next(), Some(Duration::from_millis(5_070)));
+        drop(late);
+        assert_eq!(deadlines.next(), None);
+        assert!(deadlines.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_that_cannot_be_placed_is_due_at_once_while_it_lives() {
+        let deadlines = Deadlines::new();
+        let _watch = watch(deadlines.clone(), outside_a_host);
+        let unknown = Registration::new(Instant::now() + Duration::from_secs(1));
+        assert_eq!(deadlines.next(), Some(Duration::ZERO));
+        drop(unknown);
+        assert_eq!(deadlines.next(), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_watch_nothing_is_listed_and_the_watch_before_comes_back() {
+        let outer = Deadlines::new();
+        let inner = Deadlines::new();
+        let _unwatched = Registration::new(Instant::now());
+        let outer_watch = watch(outer.clone(), at_five_seconds);
+        {
+            let _inner_watch = watch(inner.clone(), at_five_seconds);
+            let _held = Registration::new(Instant::now());
+            assert_eq!(inner.len(), 1);
+        }
+        let _back = Registration::new(Instant::now());
+        assert_eq!((outer.len(), inner.len()), (1, 0));
+        drop(outer_watch);
+    }
+}
