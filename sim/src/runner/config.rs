@@ -4,8 +4,8 @@ use std::time::{Duration, SystemTime};
 
 use crate::clock::epoch;
 
-/// Simulation parameters. `Default` gives a 1 ms tick, a 5 s chaos phase, a 30 s liveness
-/// bound and 1..=20 ms link latency.
+/// Simulation parameters. `Default` gives a 1 ms tick with idle fast-forward, a 5 s chaos
+/// phase, a 30 s liveness bound and 1..=20 ms link latency.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunConfig {
     /// Simulated time per step.
@@ -21,8 +21,13 @@ pub struct RunConfig {
     /// Turmoil's per-socket buffer, which is also the accept backlog (a connection burst
     /// beyond it makes turmoil panic).
     pub tcp_capacity: usize,
-    /// Let turmoil shuffle the order hosts run in each step (drawn from the seed).
+    /// Let turmoil shuffle the order hosts run in each step (drawn from the seed). The
+    /// shuffle draws from the seed on every step, so it turns idle fast-forward off.
     pub random_node_order: bool,
+    /// Take a stretch of steps in which no host has anything to do as one step (idle
+    /// fast-forward). The trace is the same either way, byte for byte; off, every step is
+    /// taken one by one.
+    pub fast_forward: bool,
     /// The simulated start time.
     pub epoch: SystemTime,
 }
@@ -37,6 +42,7 @@ impl Default for RunConfig {
             max_latency: Duration::from_millis(20),
             tcp_capacity: 256,
             random_node_order: false,
+            fast_forward: true,
             epoch: epoch(),
         }
     }

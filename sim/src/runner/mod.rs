@@ -5,6 +5,7 @@
 
 mod apply;
 mod config;
+mod fast_forward;
 mod record;
 #[allow(clippy::module_inception)]
 mod runner;

@@ -57,6 +57,8 @@ pub struct RunRecord {
     pub trace_hash: TraceHash,
     /// Simulated time when the run stopped.
     pub elapsed_ms: u64,
+    /// How many turmoil steps it took (fewer with idle fast-forward; the trace is the same).
+    pub steps: u64,
     /// When the heal phase began, if the run got that far.
     pub healed_at_ms: Option<u64>,
     /// Every client finished before the liveness bound.

@@ -15,6 +15,7 @@ use futures_util::FutureExt;
 use super::RUNNER_TARGET;
 use super::apply::World;
 use super::config::RunConfig;
+use super::fast_forward::{Upcoming, idle_steps};
 use super::record::{NodeReport, Outcome, Role, Run, RunRecord};
 use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
@@ -201,6 +202,9 @@ impl Runner {
                 })?;
         }
         let guard = recorder.install();
+        // Every host timer enters its deadline here, for idle fast-forward.
+        let deadlines = meshsim_time::Deadlines::new();
+        let timers = meshsim_time::watch(deadlines.clone(), turmoil::sim_elapsed);
 
         let mut sim = turmoil_builder(seed, &config).build();
         let reports: Reports = Rc::new(RefCell::new(BTreeMap::new()));
@@ -220,12 +224,17 @@ impl Runner {
         let mut next_check = Duration::ZERO;
         let mut violation = None;
         let mut clients_done = false;
+        let mut steps_taken: u64 = 0;
         loop {
             let now = world.sim.elapsed();
             time.set_elapsed(now);
+            // Whether the runner touched the world at this step start: a fault or the heal
+            // may hand a host work that no timer or message shows.
+            let mut acted = false;
             if healed_at.is_none() && now >= config.chaos {
                 world.heal(&nodes);
                 healed_at = Some(now);
+                acted = true;
             }
             // Turmoil sets a host's clock on the host's first tick: a host crashed before
             // that and then bounced panics ("host instant not set") as soon as its software
@@ -236,6 +245,7 @@ impl Runner {
                 pending.next_if(|f| started && healed_at.is_none() && f.at() <= now)
             {
                 world.apply(timed.at_ms, &timed.fault);
+                acted = true;
             }
             if let Some((every, check)) = check.as_mut()
                 && now >= next_check
@@ -258,10 +268,35 @@ impl Runner {
             if (has_clients && clients_done) || now >= deadline {
                 break;
             }
+            let steps = if config.fast_forward && !config.random_node_order && started && !acted {
+                let upcoming = Upcoming {
+                    inside_hosts: earliest(
+                        deadlines.next(),
+                        world.sim.next_delivery().map(|delay| now + delay),
+                    ),
+                    between_steps: [
+                        pending
+                            .peek()
+                            .filter(|_| healed_at.is_none())
+                            .map(|f| f.at()),
+                        healed_at.is_none().then_some(config.chaos),
+                        check.as_ref().map(|_| next_check),
+                        Some(deadline),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .min(),
+                };
+                idle_steps(now, config.tick, upcoming)
+            } else {
+                1
+            };
+            let step = config.tick * steps;
             time.set_stepping(true);
             // Turmoil panics on some overloads (e.g. an accept backlog beyond `tcp_capacity`):
             // report that as a failed run instead of unwinding through the caller.
-            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| world.sim.step()));
+            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| world.sim.step_by(step)));
+            steps_taken += 1;
             time.set_stepping(false);
             clients_done = match stepped {
                 Ok(result) => result.map_err(|err| RunError::Simulation(err.to_string()))?,
@@ -281,6 +316,7 @@ impl Runner {
         drop(guard);
         drop(world);
         drop(sim);
+        drop(timers);
         recorder.flush().map_err(|source| RunError::TraceFile {
             path: trace_file
                 .map(|p| p.display().to_string())
@@ -296,6 +332,7 @@ impl Runner {
             plan,
             trace_hash: trace.hash().clone(),
             elapsed_ms: millis(elapsed),
+            steps: steps_taken,
             healed_at_ms: healed_at.map(millis),
             converged,
             violation,
@@ -348,6 +385,14 @@ fn register_nodes(
         nodes.push(name);
     }
     nodes
+}
+
+/// The earlier of two optional moments.
+fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -2,6 +2,7 @@
 //! phases and outcomes, and serving on real TCP.
 
 mod determinism;
+mod fast_forward;
 mod real_tcp;
 mod runner;
 mod shrink;
