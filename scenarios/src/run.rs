@@ -161,6 +161,8 @@ pub struct RunResult {
     /// The swarm's enabled fault kinds, when the swarm drew the plan.
     pub swarm_kinds: Vec<FaultKind>,
     pub elapsed_ms: u64,
+    /// How many simulation steps the run took.
+    pub steps: u64,
     pub converged: bool,
     pub reports: Vec<JobReport>,
     /// Each runtime host's task records at the end of the run (times on the runtimes'
@@ -175,6 +177,10 @@ pub struct RunResult {
 pub struct RunOptions {
     pub keep_trace: bool,
     pub trace_file: Option<PathBuf>,
+    /// Take every step one by one, also where nothing is due (idle fast-forward off). The
+    /// trace is the same, byte for byte; only the cost differs. For the sameness test and the
+    /// bench's side-by-side figures.
+    pub fixed_steps: bool,
 }
 
 /// The step runs take unless asked otherwise (`--tick-ms`).
@@ -200,7 +206,10 @@ pub fn run_config(tick: Duration) -> RunConfig {
 
 /// Runs `spec` and judges it.
 pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> {
-    let config = run_config(spec.tick);
+    let config = RunConfig {
+        fast_forward: !options.fixed_steps,
+        ..run_config(spec.tick)
+    };
     let mut layout = spec
         .scenario
         .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
@@ -285,6 +294,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         plan,
         swarm_kinds,
         elapsed_ms: run.record.elapsed_ms,
+        steps: run.record.steps,
         converged: run.record.converged,
         reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
         truths: truths

@@ -47,6 +47,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let options = RunOptions {
         keep_trace: true,
         trace_file: args.trace.clone(),
+        ..RunOptions::default()
     };
     let result = match meshsim_scenarios::run(&spec, &options) {
         Ok(result) => result,

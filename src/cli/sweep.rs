@@ -211,7 +211,7 @@ impl SwarmCoverage {
 fn draw_again(result: &RunResult, dir: &Path) -> Result<(), String> {
     let options = RunOptions {
         keep_trace: true,
-        trace_file: None,
+        ..RunOptions::default()
     };
     let again = meshsim_scenarios::run(&result.spec, &options).map_err(|error| {
         format!(

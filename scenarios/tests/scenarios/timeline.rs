@@ -25,7 +25,7 @@ fn incident(runtime: &str, keep_trace: bool) -> RunResult {
     };
     let options = RunOptions {
         keep_trace,
-        trace_file: None,
+        ..RunOptions::default()
     };
     run(&spec, &options).expect("the run is carried out")
 }

@@ -1,0 +1,78 @@
+//! Idle fast-forward changes nothing: every run of the default matrix (every scenario,
+//! runtime personality, consumer and dialect, 3 seeds, swarm faults and the incident without
+//! faults) has the same trace hash with fast-forward on as with every step taken one by one.
+
+use meshsim_scenarios::{Matrix, RunOptions, RunSpec, run};
+
+/// Both runs of one spec: whether their hashes differ (and how), and their step counts.
+struct Pair {
+    divergence: Option<String>,
+    fast_steps: u64,
+    fixed_steps: u64,
+}
+
+/// Runs `spec` with fast-forward on and off.
+fn both_ways(spec: &RunSpec) -> Pair {
+    let fast = run(spec, &RunOptions::default()).expect("fast-forward run");
+    let fixed_steps = RunOptions {
+        fixed_steps: true,
+        ..RunOptions::default()
+    };
+    let fixed = run(spec, &fixed_steps).expect("fixed-step run");
+    let divergence = (fast.trace_hash != fixed.trace_hash).then(|| {
+        format!(
+            "{}: fast-forward {} ({} ms), fixed steps {} ({} ms)",
+            spec.replay_command(None),
+            fast.trace_hash,
+            fast.elapsed_ms,
+            fixed.trace_hash,
+            fixed.elapsed_ms
+        )
+    });
+    Pair {
+        divergence,
+        fast_steps: fast.steps,
+        fixed_steps: fixed.steps,
+    }
+}
+
+#[test]
+fn every_run_of_the_default_matrix_hashes_the_same_with_fast_forward_on_and_off() {
+    let matrix = Matrix::default_matrix();
+    let specs: Vec<RunSpec> = matrix.specs().collect();
+    assert!(
+        specs.len() > 900,
+        "the default matrix has {} runs",
+        specs.len()
+    );
+    let threads = matrix.threads.clamp(1, specs.len());
+    let chunk = specs.len().div_ceil(threads);
+    let pairs: Vec<Pair> = std::thread::scope(|scope| {
+        let workers: Vec<_> = specs
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(both_ways).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("worker"))
+            .collect()
+    });
+    let divergences: Vec<&str> = pairs
+        .iter()
+        .filter_map(|pair| pair.divergence.as_deref())
+        .collect();
+    assert!(
+        divergences.is_empty(),
+        "{} of {} runs diverge:\n{}",
+        divergences.len(),
+        specs.len(),
+        divergences.join("\n")
+    );
+    // And fast-forward did skip: the matrix took far fewer steps.
+    let fast: u64 = pairs.iter().map(|pair| pair.fast_steps).sum();
+    let fixed: u64 = pairs.iter().map(|pair| pair.fixed_steps).sum();
+    assert!(
+        fast * 2 < fixed,
+        "{fast} steps with fast-forward, {fixed} without"
+    );
+}
