@@ -2,8 +2,9 @@
 //! like `meshsim bench` (which prints the three figures side by side):
 //!
 //! - `simulated_swarm/<personality>`: one simulated run of the seed's incident with the
-//!   reconciling consumer under swarm faults (seeds cycle over 0..100); elements/s is
-//!   seeds per second on one thread;
+//!   reconciling consumer under swarm faults (seeds cycle over 0..100), with idle
+//!   fast-forward; elements/s is seeds per second on one thread;
+//! - `simulated_swarm_fixed_steps/<personality>`: the same runs with every step taken;
 //! - `real_vs_simulated/{real,simulated}`: the incident (python-correct, seed 0, no faults)
 //!   over real loopback TCP with real timers, and the same run simulated;
 //! - `floor/<personality>`: the protocol floor, a run's taped exchange replayed through the
@@ -13,7 +14,7 @@
 //! each) so the suite takes about a minute.
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use meshsim_scenarios::throughput::{PERSONALITIES, floor::Script, real, simulated};
+use meshsim_scenarios::throughput::{PERSONALITIES, Stepping, floor::Script, real, simulated};
 use meshsim_scenarios::{DEFAULT_TICK, Faults};
 use std::hint::black_box;
 use std::time::Duration;
@@ -22,24 +23,30 @@ use std::time::Duration;
 const SEEDS: u64 = 100;
 
 fn simulated_swarm(c: &mut Criterion) {
-    let mut group = c.benchmark_group("simulated_swarm");
-    group.throughput(Throughput::Elements(1));
-    for personality in PERSONALITIES {
-        group.bench_function(personality, |b| {
-            let mut seed = 0;
-            b.iter(|| {
-                seed = (seed + 1) % SEEDS;
-                black_box(simulated::run_incident(
-                    personality,
-                    seed,
-                    Faults::Swarm,
-                    DEFAULT_TICK,
-                ))
-                .expect("a simulated run")
+    for (name, stepping) in [
+        ("simulated_swarm", Stepping::FastForward),
+        ("simulated_swarm_fixed_steps", Stepping::Fixed),
+    ] {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        for personality in PERSONALITIES {
+            group.bench_function(personality, |b| {
+                let mut seed = 0;
+                b.iter(|| {
+                    seed = (seed + 1) % SEEDS;
+                    black_box(simulated::run_incident(
+                        personality,
+                        seed,
+                        Faults::Swarm,
+                        DEFAULT_TICK,
+                        stepping,
+                    ))
+                    .expect("a simulated run")
+                });
             });
-        });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 fn real_vs_simulated(c: &mut Criterion) {
@@ -65,6 +72,7 @@ fn real_vs_simulated(c: &mut Criterion) {
                 0,
                 Faults::None,
                 DEFAULT_TICK,
+                Stepping::FastForward,
             ))
             .expect("a simulated run")
         });

@@ -2,12 +2,13 @@
 //! seed's incident with the reconciling consumer (see `meshsim_scenarios::throughput`):
 //! (a) simulated seeds per second under swarm faults on one thread, (b) the same scenario
 //! over real loopback TCP against the simulated run, (c) the protocol floor, and the
-//! `--jobs 2` over `--jobs 1` sweep throughput. With `--memory-seeds N`, also the peak RSS
+//! `--jobs 2` over `--jobs 1` sweep throughput. Every simulated figure is measured with idle
+//! fast-forward and with fixed steps side by side, and their ratio reported. With `--memory-seeds N`, also the peak RSS
 //! of a child `meshsim sweep` of 1,000 seeds and of N seeds.
 
 use crate::cli::selection::{DEFAULT_TICK_MS, tick_ms};
 use clap::Args;
-use meshsim_scenarios::throughput::{self, Budget, DIALECT, Figures};
+use meshsim_scenarios::throughput::{self, Budget, DIALECT, Figures, Stepping};
 use serde_json::json;
 use std::io::Write;
 use std::process::{Command, ExitCode, Stdio};
@@ -100,11 +101,14 @@ fn table(figures: &Figures, quick: bool) -> String {
         figures.cores
     );
     out.push_str("(a) simulated, swarm faults, one thread\n");
-    out.push_str("    personality        runs  holds   seeds/s  simulated ms/run  wall ms/run\n");
+    out.push_str(
+        "    personality      stepping        runs  holds   seeds/s  simulated ms/run  wall ms/run\n",
+    );
     for sample in &figures.simulated {
         out.push_str(&format!(
-            "    {:<16} {:>6} {:>6} {:>9.1} {:>17.0} {:>12.2}\n",
+            "    {:<16} {:<12} {:>7} {:>6} {:>9.1} {:>17.0} {:>12.2}\n",
             sample.personality,
+            stepping_name(sample.stepping),
             sample.runs,
             sample.holds,
             sample.seeds_per_sec(),
@@ -114,11 +118,11 @@ fn table(figures: &Figures, quick: bool) -> String {
     }
     out.push_str("\n(b) real loopback TCP vs the same seed simulated (no faults)\n");
     out.push_str(
-        "    personality      seed  completed  real ms  simulated ms  sim wall ms  speedup\n",
+        "    personality      seed  completed  real ms  simulated ms  sim wall ms  speedup  fixed wall ms  fixed speedup\n",
     );
     for run in &figures.real {
         out.push_str(&format!(
-            "    {:<16} {:>4} {:>10} {:>8.0} {:>13.0} {:>12.2} {:>8.0}\n",
+            "    {:<16} {:>4} {:>10} {:>8.0} {:>13.0} {:>12.2} {:>8.0} {:>14.2} {:>14.0}\n",
             run.real.personality,
             run.real.seed,
             run.real.completed,
@@ -126,21 +130,25 @@ fn table(figures: &Figures, quick: bool) -> String {
             run.simulated_time_ms,
             run.simulated_wall_ms,
             run.speedup,
+            run.fixed_wall_ms,
+            run.fixed_speedup,
         ));
     }
     out.push_str("\n(c) protocol floor: the run's taped exchange through codec, SSE and ledger\n");
     out.push_str(
-        "    personality        runs  exchanges/run  floor us/run  simulated us/run  cost/floor\n",
+        "    personality        runs  exchanges/run  floor us/run  simulated us/run  cost/floor  fixed us/run  fixed cost/floor\n",
     );
     for sample in &figures.floor {
         out.push_str(&format!(
-            "    {:<16} {:>6} {:>14.1} {:>13.1} {:>17.0} {:>11.0}\n",
+            "    {:<16} {:>6} {:>14.1} {:>13.1} {:>17.0} {:>11.1} {:>13.0} {:>17.1}\n",
             sample.personality,
             sample.runs,
             sample.exchanges_per_run,
             sample.floor_us_per_run,
             sample.simulated_us_per_run,
             sample.cost_over_floor,
+            sample.fixed_us_per_run,
+            sample.fixed_cost_over_floor,
         ));
     }
     if let Some(scaling) = &figures.scaling {
@@ -149,13 +157,29 @@ fn table(figures: &Figures, quick: bool) -> String {
             scaling.runs, scaling.jobs_1_seeds_per_sec, scaling.jobs_2_seeds_per_sec, scaling.ratio
         ));
     }
+    let (fast, fixed) = (&figures.fast_forward, &figures.fixed_steps);
     out.push_str(&format!(
-        "\nseeds_per_sec   {:>10.1}  (target >= {TARGET_SEEDS_PER_SEC})\n\
-         speedup_vs_real {:>10.0}  (target >= {TARGET_SPEEDUP})\n\
-         cost_over_floor {:>10.0}  (target <= {TARGET_COST_OVER_FLOOR})\n",
-        figures.seeds_per_sec, figures.speedup_vs_real, figures.cost_over_floor
+        "\n                fast-forward  fixed steps\n\
+         seeds_per_sec   {:>12.1} {:>12.1}  (target >= {TARGET_SEEDS_PER_SEC})\n\
+         speedup_vs_real {:>12.0} {:>12.0}  (target >= {TARGET_SPEEDUP})\n\
+         cost_over_floor {:>12.1} {:>12.1}  (target <= {TARGET_COST_OVER_FLOOR})\n\
+         fast-forward / fixed steps: x{:.2} seeds per second\n",
+        fast.seeds_per_sec,
+        fixed.seeds_per_sec,
+        fast.speedup_vs_real,
+        fixed.speedup_vs_real,
+        fast.cost_over_floor,
+        fixed.cost_over_floor,
+        figures.fast_forward_over_fixed,
     ));
     out
+}
+
+fn stepping_name(stepping: Stepping) -> &'static str {
+    match stepping {
+        Stepping::FastForward => "fast-forward",
+        Stepping::Fixed => "fixed",
+    }
 }
 
 /// Peak RSS of two child sweeps: (seeds, KB).

@@ -8,6 +8,9 @@
 //!   `speedup_vs_real` is real wall time per run over simulated wall time per run;
 //! - [`floor`]: the run's own wire exchange, taped, replayed through codec, SSE and ledger
 //!   with no network: `cost_over_floor` is simulated wall time per run over floor time.
+//!
+//! Every simulated figure is measured twice, side by side in one process: with idle
+//! fast-forward (the default) and with every step taken one by one ([`Stepping`]).
 
 pub mod floor;
 pub mod http_message;
@@ -17,7 +20,7 @@ pub mod tape;
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::matrix::Matrix;
-use crate::run::{Faults, RunSpec, RuntimeChoice};
+use crate::run::{Faults, RunOptions, RunSpec, RuntimeChoice};
 use crate::scenario::Scenario;
 use floor::Script;
 use meshsim_protocol::Dialect;
@@ -27,6 +30,29 @@ use serde::Serialize;
 use simulated::SimulatedSample;
 use std::ops::Range;
 use std::time::{Duration, Instant};
+
+/// How simulated runs take their steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stepping {
+    /// Idle stretches taken as one step (the default).
+    FastForward,
+    /// Every step one by one.
+    Fixed,
+}
+
+impl Stepping {
+    /// Both, fast-forward first.
+    pub const BOTH: [Stepping; 2] = [Stepping::FastForward, Stepping::Fixed];
+
+    /// The run options that step this way.
+    pub fn options(self) -> RunOptions {
+        RunOptions {
+            fixed_steps: self == Stepping::Fixed,
+            ..RunOptions::default()
+        }
+    }
+}
 
 /// The seed's three personalities.
 pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
@@ -97,8 +123,12 @@ pub struct FloorSample {
     /// Exchanges (Card fetches and calls) per run, on average.
     pub exchanges_per_run: f64,
     pub floor_us_per_run: f64,
+    /// With fast-forward.
     pub simulated_us_per_run: f64,
     pub cost_over_floor: f64,
+    /// With every step taken.
+    pub fixed_us_per_run: f64,
+    pub fixed_cost_over_floor: f64,
 }
 
 /// One real run beside its simulated counterpart.
@@ -106,11 +136,14 @@ pub struct FloorSample {
 pub struct RealVsSimulated {
     #[serde(flatten)]
     pub real: RealRun,
-    /// Wall time of the same seed simulated without faults.
+    /// Wall time of the same seed simulated without faults, with fast-forward.
     pub simulated_wall_ms: f64,
     /// Simulated time of that run: what the real run should take.
     pub simulated_time_ms: f64,
     pub speedup: f64,
+    /// Wall time of that simulated run with every step taken.
+    pub fixed_wall_ms: f64,
+    pub fixed_speedup: f64,
 }
 
 /// Sweep throughput on one and on two threads.
@@ -123,17 +156,29 @@ pub struct Scaling {
     pub ratio: f64,
 }
 
-/// Everything `meshsim bench` reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    /// The simulated time per step of every simulated run.
-    pub tick_ms: u64,
+/// The three headline figures of one way of stepping.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Headline {
     /// Simulated runs per second under swarm faults, one thread, all personalities.
     pub seeds_per_sec: f64,
     /// Real wall time per run over simulated wall time per run (geometric mean).
     pub speedup_vs_real: f64,
     /// Simulated wall time per run over the protocol floor's (geometric mean).
     pub cost_over_floor: f64,
+}
+
+/// Everything `meshsim bench` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// The simulated time per step of every simulated run.
+    pub tick_ms: u64,
+    /// With idle fast-forward (the default): the figures the targets apply to.
+    #[serde(flatten)]
+    pub fast_forward: Headline,
+    /// The same runs with every step taken, measured beside them.
+    pub fixed_steps: Headline,
+    /// `seeds_per_sec` with fast-forward over with fixed steps.
+    pub fast_forward_over_fixed: f64,
     pub cores: usize,
     pub simulated: Vec<SimulatedSample>,
     pub real: Vec<RealVsSimulated>,
@@ -156,16 +201,19 @@ pub fn measure(
             "(a) {personality}: {} simulated seeds",
             budget.seeds
         ));
-        let sample = simulated::simulate(personality, seeds.clone(), Faults::Swarm, 1, tick)?;
+        let [fast, fixed] = Stepping::BOTH.map(|stepping| {
+            simulated::simulate(personality, seeds.clone(), Faults::Swarm, 1, tick, stepping)
+        });
+        let (fast, fixed) = (fast?, fixed?);
         progress(&format!("(c) {personality}: the protocol floor"));
         floor.push(floor_of(
             personality,
             seeds.clone(),
             budget.floor_rounds,
-            &sample,
+            [&fast, &fixed],
             tick,
         )?);
-        simulated.push(sample);
+        simulated.extend([fast, fixed]);
     }
     progress(&format!(
         "(b) {} real runs over loopback TCP",
@@ -178,13 +226,32 @@ pub fn measure(
     } else {
         None
     };
-    let runs: u64 = simulated.iter().map(|sample| sample.runs).sum();
-    let wall_ms: f64 = simulated.iter().map(|sample| sample.wall_ms).sum();
-    Ok(Figures {
-        tick_ms: u64::try_from(tick.as_millis()).unwrap_or(u64::MAX),
-        seeds_per_sec: runs as f64 * 1000.0 / wall_ms.max(f64::MIN_POSITIVE),
+    let seeds_per_sec = |stepping: Stepping| {
+        let of = || {
+            simulated
+                .iter()
+                .filter(|sample| sample.stepping == stepping)
+        };
+        let runs: u64 = of().map(|sample| sample.runs).sum();
+        let wall_ms: f64 = of().map(|sample| sample.wall_ms).sum();
+        runs as f64 * 1000.0 / wall_ms.max(f64::MIN_POSITIVE)
+    };
+    let fast_forward = Headline {
+        seeds_per_sec: seeds_per_sec(Stepping::FastForward),
         speedup_vs_real: geometric_mean(real.iter().map(|run| run.speedup)),
         cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.cost_over_floor)),
+    };
+    let fixed_steps = Headline {
+        seeds_per_sec: seeds_per_sec(Stepping::Fixed),
+        speedup_vs_real: geometric_mean(real.iter().map(|run| run.fixed_speedup)),
+        cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.fixed_cost_over_floor)),
+    };
+    Ok(Figures {
+        tick_ms: u64::try_from(tick.as_millis()).unwrap_or(u64::MAX),
+        fast_forward,
+        fixed_steps,
+        fast_forward_over_fixed: fast_forward.seeds_per_sec
+            / fixed_steps.seeds_per_sec.max(f64::MIN_POSITIVE),
         cores: crate::matrix::default_threads(),
         simulated,
         real,
@@ -193,12 +260,13 @@ pub fn measure(
     })
 }
 
-/// Tapes each seed's run, then times replaying the tapes `rounds` times.
+/// Tapes each seed's run, then times replaying the tapes `rounds` times, against the same
+/// seeds simulated with fast-forward and with fixed steps.
 pub fn floor_of(
     personality: &str,
     seeds: Range<u64>,
     rounds: u32,
-    simulated: &SimulatedSample,
+    [fast, fixed]: [&SimulatedSample; 2],
     tick: Duration,
 ) -> Result<FloorSample, String> {
     let scripts = seeds
@@ -214,7 +282,8 @@ pub fn floor_of(
     }
     let replays = scripts.len() as f64 * f64::from(rounds.max(1));
     let floor_us = start.elapsed().as_secs_f64() * 1e6 / replays.max(1.0);
-    let simulated_us = simulated.wall_per_run().as_secs_f64() * 1e6;
+    let [simulated_us, fixed_us] =
+        [fast, fixed].map(|sample| sample.wall_per_run().as_secs_f64() * 1e6);
     let exchanges: usize = scripts.iter().map(Script::len).sum();
     Ok(FloorSample {
         personality: personality.to_string(),
@@ -223,6 +292,8 @@ pub fn floor_of(
         floor_us_per_run: floor_us,
         simulated_us_per_run: simulated_us,
         cost_over_floor: simulated_us / floor_us.max(f64::MIN_POSITIVE),
+        fixed_us_per_run: fixed_us,
+        fixed_cost_over_floor: fixed_us / floor_us.max(f64::MIN_POSITIVE),
     })
 }
 
@@ -240,13 +311,26 @@ pub fn real_vs_simulated(
     let real = real::real_runs(&runs)?;
     real.into_iter()
         .map(|real| {
-            let seed = real.seed..real.seed + 1;
-            let sample = simulated::simulate(&real.personality, seed, Faults::None, rounds, tick)?;
-            let simulated_wall_ms = sample.wall_ms / sample.runs.max(1) as f64;
+            let [fast, fixed] = Stepping::BOTH.map(|stepping| {
+                let seed = real.seed..real.seed + 1;
+                simulated::simulate(
+                    &real.personality,
+                    seed,
+                    Faults::None,
+                    rounds,
+                    tick,
+                    stepping,
+                )
+            });
+            let (fast, fixed) = (fast?, fixed?);
+            let [simulated_wall_ms, fixed_wall_ms] =
+                [&fast, &fixed].map(|sample| sample.wall_ms / sample.runs.max(1) as f64);
             Ok(RealVsSimulated {
-                simulated_time_ms: sample.simulated_ms as f64 / sample.runs.max(1) as f64,
+                simulated_time_ms: fast.simulated_ms as f64 / fast.runs.max(1) as f64,
                 speedup: real.wall_ms / simulated_wall_ms.max(f64::MIN_POSITIVE),
                 simulated_wall_ms,
+                fixed_speedup: real.wall_ms / fixed_wall_ms.max(f64::MIN_POSITIVE),
+                fixed_wall_ms,
                 real,
             })
         })
@@ -306,8 +390,14 @@ mod tests {
         let (script, taped_hash) =
             simulated::tape_incident("jvm-reaping", 3, Faults::None, DEFAULT_TICK)
                 .expect("taped run");
-        let plain =
-            simulated::run_incident("jvm-reaping", 3, Faults::None, DEFAULT_TICK).expect("run");
+        let plain = simulated::run_incident(
+            "jvm-reaping",
+            3,
+            Faults::None,
+            DEFAULT_TICK,
+            Stepping::FastForward,
+        )
+        .expect("run");
         assert_eq!(taped_hash, plain.trace_hash);
         let count = script.replay().expect("the tape replays");
         // The Card, the streaming send, the probe after input-required, the follow-up...

@@ -3,7 +3,7 @@
 
 use super::floor::Script;
 use super::tape::{Tapes, TapingConnector};
-use super::{DIALECT, incident};
+use super::{DIALECT, Stepping, incident};
 use crate::consumer_choice::{ConsumerChoice, sim_client};
 use crate::run::{Faults, RunOptions, RunResult, Verdict, run};
 use meshsim_consumer::{ReconcilingConfig, ReconcilingConsumer};
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 pub struct SimulatedSample {
     pub personality: String,
     pub faults: &'static str,
+    pub stepping: Stepping,
     pub runs: u64,
     /// Runs whose every invariant held.
     pub holds: u64,
@@ -49,9 +50,10 @@ pub fn run_incident(
     seed: u64,
     faults: Faults,
     tick: Duration,
+    stepping: Stepping,
 ) -> Result<RunResult, String> {
     let spec = incident(personality, seed, faults, tick)?;
-    run(&spec, &RunOptions::default()).map_err(|error| error.to_string())
+    run(&spec, &stepping.options()).map_err(|error| error.to_string())
 }
 
 /// Runs the incident for every seed of `seeds`, `rounds` times over, and times it all.
@@ -61,6 +63,7 @@ pub fn simulate(
     faults: Faults,
     rounds: u32,
     tick: Duration,
+    stepping: Stepping,
 ) -> Result<SimulatedSample, String> {
     let specs = seeds
         .map(|seed| incident(personality, seed, faults.clone(), tick))
@@ -68,15 +71,17 @@ pub fn simulate(
     let mut sample = SimulatedSample {
         personality: personality.to_string(),
         faults: faults.name(),
+        stepping,
         runs: 0,
         holds: 0,
         wall_ms: 0.0,
         simulated_ms: 0,
     };
+    let options = stepping.options();
     let start = Instant::now();
     for _ in 0..rounds.max(1) {
         for spec in &specs {
-            let result = run(spec, &RunOptions::default()).map_err(|error| error.to_string())?;
+            let result = run(spec, &options).map_err(|error| error.to_string())?;
             sample.runs += 1;
             sample.holds += u64::from(result.verdict == Verdict::Holds);
             sample.simulated_ms += result.elapsed_ms;
