@@ -141,7 +141,7 @@ pub async fn run(program: &Program, order: &Order, log: &Path, bound: Duration) 
                     bound_ms: u64::try_from(bound.as_millis()).unwrap_or(u64::MAX),
                 };
             }
-            Ok(None) => tokio::time::sleep(POLL).await,
+            Ok(None) => meshsim_time::sleep(POLL).await,
             Err(error) => {
                 kill_group(group);
                 let _ = child.wait();

@@ -262,7 +262,7 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
         .fires(|trigger| matches!(trigger, Trigger::HoldAnswer { request, .. } if *request == call))
     {
         agent.strike(trigger, call, None);
-        tokio::time::sleep(Duration::from_millis(hold_ms)).await;
+        meshsim_time::sleep(Duration::from_millis(hold_ms)).await;
     }
     if let Some(trigger) = agent
         .fires(|trigger| matches!(trigger, Trigger::ResetAnswer { request } if *request == call))
