@@ -130,8 +130,10 @@ pub mod prelude {
     };
     /// The simulation's connector, which every consumer factory is given.
     pub use meshsim_sim::TurmoilConnector as SimConnector;
+    /// Timers whose deadlines the simulation knows, so that idle fast-forward never skips
+    /// past them (tokio's own would be unseen: use these in a consumer).
+    pub use meshsim_time::{sleep, sleep_until, timeout, timeout_at};
     pub use std::time::Duration;
-    pub use tokio::time::sleep;
 }
 
 // The README's Rust snippets compile and run as doc tests.

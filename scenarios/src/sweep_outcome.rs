@@ -172,6 +172,7 @@ impl SweepOutcome {
         let options = RunOptions {
             keep_trace: true,
             trace_file: Some(trace.clone()),
+            ..RunOptions::default()
         };
         let rerun = match run(&result.spec, &options) {
             Ok(rerun) => rerun,
