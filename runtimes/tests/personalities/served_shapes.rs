@@ -21,7 +21,7 @@ type Served = (Method, Value);
 /// the personality keeps it open.
 async fn drain(reader: &mut EventReader) {
     let bound = Duration::from_secs(60);
-    while let Ok(Ok(Some(_))) = tokio::time::timeout(bound, reader.next_or_broken()).await {}
+    while let Ok(Ok(Some(_))) = meshsim_time::timeout(bound, reader.next_or_broken()).await {}
 }
 
 fn record(served: &mut Vec<Served>, method: Method, answer: Answer) -> Option<RpcResult> {
