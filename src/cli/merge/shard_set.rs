@@ -89,7 +89,7 @@ impl ShardSet {
                 }
                 match line {
                     Line::Run(run) => part.add_run(&run, &mut tally).map_err(here)?,
-                    Line::Summary(summary) => part.end(summary).map_err(here)?,
+                    Line::Summary(summary) => part.end(*summary).map_err(here)?,
                 }
             }
         }
@@ -147,14 +147,14 @@ impl ShardSet {
 /// A line of a shard output.
 enum Line {
     Run(Box<RunLine>),
-    Summary(Summary),
+    Summary(Box<Summary>),
 }
 
 impl Line {
     fn parse(value: Value) -> Result<Line, String> {
         match value.get("summary") {
             Some(summary) => Summary::deserialize(summary)
-                .map(Line::Summary)
+                .map(|summary| Line::Summary(Box::new(summary)))
                 .map_err(|error| format!("not the summary of a `meshsim sweep --json` ({error})")),
             None => RunLine::deserialize(&value)
                 .map(|run| Line::Run(Box::new(run)))
