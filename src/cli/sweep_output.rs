@@ -27,7 +27,8 @@ pub struct Summary {
     /// With `--runtime swarm`, the knob values the drawn personalities covered (a merge of
     /// shards cannot join distinct-value counts, so it has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coverage: Option<CoverageSummary>,
+    /// (Boxed: a summary is a variant of a merge's line type, whose other variant is small.)
+    pub coverage: Option<Box<CoverageSummary>>,
 }
 
 /// One run as its `sweep --json` line.
@@ -68,7 +69,7 @@ pub fn finish(
             errors: tally.errors.clone(),
             seeds: [slice.start, slice.end],
             sweep: identity.clone(),
-            coverage,
+            coverage: coverage.clone().map(Box::new),
         };
         let _ = writeln!(out, "{}", json!({ "summary": summary }));
     } else {
