@@ -10,8 +10,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use meshsim_protocol::{
-    DecodeError, Dialect, ErrorCode, Message, Method, Request, RequestId, RpcError, RpcRequest,
-    RpcResponse, RpcResult, version,
+    DecodeError, Dialect, ErrorCode, Message, Method, Request, RequestId, Role, RpcError,
+    RpcRequest, RpcResponse, RpcResult, version,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -208,8 +208,15 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
     }
 }
 
-/// Refuses a message with a part the Card's input modes do not cover.
+/// Refuses a message from an unknown role (the codecs keep one, reading tolerantly, but a
+/// runtime cannot act on it) and one with a part the Card's input modes do not cover.
 fn accepts(host: &Host, message: &Message) -> Result<(), RpcError> {
+    if let Role::Unknown(role) = &message.role {
+        return Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("params.message.role: unknown role `{role}`"),
+        ));
+    }
     if !host.personality.check_input_modes {
         return Ok(());
     }
