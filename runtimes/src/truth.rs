@@ -176,7 +176,8 @@ impl GroundTruth {
         instance
     }
 
-    pub(crate) fn created(&self, truth: TaskTruth) {
+    /// Records a new task (a runtime calls this; so do tests that craft evidence).
+    pub fn created(&self, truth: TaskTruth) {
         let mut ledger = self.lock();
         if ledger.unrecorded {
             return;
@@ -186,7 +187,8 @@ impl GroundTruth {
         ledger.records.push(truth);
     }
 
-    pub(crate) fn transition(&self, id: &str, at: Duration, to: TaskState) {
+    /// Records that the latest task with this id moved to `to` at `at`.
+    pub fn transition(&self, id: &str, at: Duration, to: TaskState) {
         if let Some(task) = self.lock().latest_mut(id) {
             task.transitions.push(Transition {
                 at,
@@ -197,7 +199,8 @@ impl GroundTruth {
         }
     }
 
-    pub(crate) fn reaped(&self, id: &str, at: Duration, reason: &str) {
+    /// Records that the runtime dropped the latest task with this id at `at`.
+    pub fn reaped(&self, id: &str, at: Duration, reason: &str) {
         if let Some(task) = self.lock().latest_mut(id) {
             task.fate = Some(Fate::Reaped {
                 at,

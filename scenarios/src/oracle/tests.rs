@@ -1,0 +1,726 @@
+//! Each invariant's edges, on crafted evidence: one host `agent`, one job per report, ground
+//! truth written by hand, times in milliseconds since the run started.
+
+use super::*;
+use TaskState::{Canceled, Completed, Failed, InputRequired, Submitted, Working};
+use meshsim_consumer::Deadlines;
+use meshsim_consumer::ledger::EventKind;
+use meshsim_consumer::profile::{ProfileKey, ResubscribeBehaviour};
+use meshsim_consumer::report::{
+    Abandonment, AppliedEvent, CancelResult, DeadlineHit, JobReport, TaskView,
+};
+use meshsim_runtimes::{Origin, Transition};
+use meshsim_sim::sim_time::SimTime;
+use meshsim_sim::{Recorder, Trace};
+
+/// The pinned epoch of the crafted runs.
+const EPOCH: Duration = Duration::from_secs(1_000);
+/// Every crafted run ends here.
+const END_MS: u64 = 9_000;
+const HOST: &str = "agent";
+
+fn ms(at: u64) -> Duration {
+    EPOCH + Duration::from_millis(at)
+}
+
+/// A task created `submitted` at `steps[0].1` that then moves through the other steps.
+fn record(id: &str, steps: &[(TaskState, u64)]) -> TaskTruth {
+    let transitions: Vec<Transition> = steps
+        .iter()
+        .scan(None, |from, (to, at)| {
+            let transition = Transition {
+                at: ms(*at),
+                from: *from,
+                to: *to,
+            };
+            *from = Some(*to);
+            Some(transition)
+        })
+        .collect();
+    TaskTruth {
+        id: id.to_string(),
+        context_id: "ctx".to_string(),
+        instance: 0,
+        origin: Origin::New,
+        created_at: ms(steps[0].1),
+        state: steps.last().map_or(Submitted, |(state, _)| *state),
+        transitions,
+        fate: None,
+    }
+}
+
+fn truth_of(records: Vec<TaskTruth>) -> BTreeMap<String, GroundTruth> {
+    let truth = GroundTruth::new();
+    for record in records {
+        truth.created(record);
+    }
+    BTreeMap::from([(HOST.to_string(), truth)])
+}
+
+/// A view that applied `states`, each from its own position on connection 1.
+fn view(id: &str, states: &[TaskState]) -> TaskView {
+    let applied = states
+        .iter()
+        .enumerate()
+        .map(|(index, to)| AppliedEvent {
+            from: index.checked_sub(1).map(|before| states[before]),
+            to: *to,
+            at: EventRef {
+                connection: 1,
+                index: index as u32,
+                kind: EventKind::StatusUpdate,
+            },
+            timestamp: None,
+        })
+        .collect();
+    TaskView {
+        task_id: id.to_string(),
+        applied,
+        final_state: states.last().copied(),
+        abandoned: None,
+    }
+}
+
+fn completed(id: &str) -> Outcome {
+    Outcome::Completed {
+        task_id: id.to_string(),
+        artifact: "done".to_string(),
+    }
+}
+
+fn report(name: &str, tasks: Vec<TaskView>, outcome: Outcome) -> JobReport {
+    JobReport {
+        job: name.to_string(),
+        consumer: "crafted".to_string(),
+        peer: format!("http://{HOST}:9000"),
+        tasks,
+        outcome,
+        deadlines: Vec::new(),
+        anomalies: Vec::new(),
+        profile: None,
+    }
+}
+
+fn job_run(name: &str, report: Option<JobReport>) -> JobRun {
+    JobRun {
+        job: Job {
+            name: name.to_string(),
+            peer: format!("http://{HOST}:9000"),
+            request: "Summarise the report".to_string(),
+            answer: "yes".to_string(),
+            deadlines: Deadlines {
+                submitted: Duration::from_millis(500),
+                working: Duration::from_millis(2_000),
+                job: Duration::from_secs(30),
+            },
+            cancel_at_input_required: false,
+        },
+        host: HOST.to_string(),
+        report,
+    }
+}
+
+fn empty_trace() -> Trace {
+    Recorder::new(SimTime::new()).trace()
+}
+
+/// The oracle's verdict on crafted evidence.
+fn judge(
+    jobs: &[JobRun],
+    truths: &BTreeMap<String, GroundTruth>,
+    profiles: &BTreeMap<String, PeerLifecycleProfile>,
+    trace: &Trace,
+) -> Vec<Violation> {
+    check(&Evidence {
+        jobs,
+        truths,
+        profiles,
+        converged: true,
+        end: Duration::from_millis(END_MS),
+        trace,
+        epoch: EPOCH,
+    })
+}
+
+/// The verdict with no profiles and an empty trace.
+fn judge_plain(jobs: &[JobRun], truths: &BTreeMap<String, GroundTruth>) -> Vec<Violation> {
+    judge(jobs, truths, &BTreeMap::new(), &empty_trace())
+}
+
+fn invariants(violations: &[Violation]) -> Vec<Invariant> {
+    violations.iter().map(|v| v.invariant).collect()
+}
+
+/// The seed incident's path on a correct runtime.
+const ASKED: [(TaskState, u64); 5] = [
+    (Submitted, 10),
+    (Working, 20),
+    (InputRequired, 30),
+    (Working, 40),
+    (Completed, 50),
+];
+
+fn asked_states() -> Vec<TaskState> {
+    ASKED.iter().map(|(state, _)| *state).collect()
+}
+
+#[test]
+fn a_faithful_report_holds_every_invariant() {
+    let truths = truth_of(vec![record("t", &ASKED)]);
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("t", &asked_states())],
+            completed("t"),
+        )),
+    )];
+    assert_eq!(judge_plain(&jobs, &truths), Vec::new());
+}
+
+#[test]
+fn no_double_apply_allows_a_state_as_often_as_the_runtime_entered_it() {
+    // `working` applied twice and entered twice is no double apply.
+    let truths = truth_of(vec![record("t", &ASKED)]);
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("t", &asked_states())],
+            completed("t"),
+        )),
+    )];
+    let found = judge_plain(&jobs, &truths);
+    assert!(!invariants(&found).contains(&Invariant::NoDoubleApply));
+}
+
+#[test]
+fn no_double_apply_fires_once_per_task_dated_at_the_last_real_entry() {
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Working, 25)])]);
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("t", &[Submitted, Working, Submitted, Working])],
+            completed("t"),
+        )),
+    )];
+    let found: Vec<_> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::NoDoubleApply)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].task.as_deref(), Some("t"));
+    assert_eq!(
+        found[0].at_ms, 10,
+        "the last time the runtime entered `submitted`"
+    );
+    assert_eq!(
+        found[0].detail,
+        "applied `submitted` 2 times (event on connection 1 at position 2) but the runtime entered it 1 time(s)"
+    );
+}
+
+#[test]
+fn no_double_apply_ignores_a_state_the_runtime_never_entered() {
+    // A made-up state is view-matches-truth's or legal-path's business, not a double apply.
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Working, 20)])]);
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("t", &[Submitted, Working, Failed])],
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        )),
+    )];
+    assert!(!invariants(&judge_plain(&jobs, &truths)).contains(&Invariant::NoDoubleApply));
+}
+
+#[test]
+fn is_legal_step_follows_the_task_state_machine() {
+    assert!(is_legal_step(None, Submitted));
+    assert!(
+        is_legal_step(None, Working),
+        "a first view may start mid-way"
+    );
+    assert!(!is_legal_step(None, TaskState::Unknown));
+    assert!(is_legal_step(Some(Submitted), Working));
+    assert!(is_legal_step(Some(InputRequired), Working));
+    assert!(is_legal_step(Some(Working), Completed));
+    assert!(!is_legal_step(Some(Working), Working), "no step to itself");
+    assert!(
+        !is_legal_step(Some(Working), Submitted),
+        "nothing back to submitted"
+    );
+    assert!(!is_legal_step(Some(Working), TaskState::Unknown));
+    for terminal in [Completed, Failed, Canceled] {
+        assert!(
+            !is_legal_step(Some(terminal), Working),
+            "{terminal} is terminal"
+        );
+    }
+}
+
+#[test]
+fn legal_path_is_dated_by_the_consumers_applied_line_and_else_at_the_end() {
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Completed, 20)])]);
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("t", &[Submitted, Completed, Working])],
+            completed("t"),
+        )),
+    )];
+    let undated = judge_plain(&jobs, &truths);
+    let legal: Vec<_> = undated
+        .iter()
+        .filter(|v| v.invariant == Invariant::LegalPath)
+        .collect();
+    assert_eq!(legal.len(), 1, "one violation per task: {undated:#?}");
+    assert_eq!(legal[0].at_ms, END_MS);
+    assert_eq!(
+        legal[0].detail,
+        "applied `completed -> working` (connection 1, position 2), which the task state machine forbids"
+    );
+
+    let time = SimTime::new();
+    let recorder = Recorder::new(time.clone());
+    time.set_elapsed(Duration::from_millis(1_234));
+    {
+        let _recording = recorder.install();
+        tracing::info!(target: "meshsim::consumer", event = "applied", job = "j", task = "t", connection = 1u32, index = 2u32);
+    }
+    let dated = judge(&jobs, &truths, &BTreeMap::new(), &recorder.trace());
+    let legal = dated
+        .iter()
+        .find(|v| v.invariant == Invariant::LegalPath)
+        .expect("still violated");
+    assert_eq!(legal.at_ms, 1_234);
+}
+
+#[test]
+fn view_matches_truth_names_each_way_a_view_can_be_wrong() {
+    let mut reaped = record("reaped", &[(Submitted, 10), (InputRequired, 20)]);
+    reaped.fate = Some(Fate::Reaped {
+        at: ms(300),
+        reason: "ttl".to_string(),
+    });
+    let mut lost = record("lost", &[(Submitted, 10), (Working, 20)]);
+    lost.fate = Some(Fate::Lost { at: ms(400) });
+    let truths = truth_of(vec![
+        record("behind", &[(Submitted, 10), (Working, 20), (Completed, 70)]),
+        reaped,
+        lost,
+        record("reused", &[(Submitted, 10), (Completed, 20)]),
+        record("reused", &[(Submitted, 500), (Completed, 600)]),
+    ]);
+    let views = vec![
+        view("behind", &[Submitted, Working]),
+        view("reaped", &[Submitted, InputRequired]),
+        view("lost", &[Submitted, Working]),
+        view("never", &[Submitted]),
+        view("reused", &[Submitted, Completed]),
+    ];
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            views,
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        )),
+    )];
+    let found: Vec<(String, u64, String)> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::ViewMatchesTruth)
+        .map(|v| (v.task.unwrap_or_default(), v.at_ms, v.detail))
+        .collect();
+    let believes =
+        |state: &str, why: &str| format!("the consumer believes the task is `{state}` but {why}");
+    assert_eq!(
+        found,
+        vec![
+            (
+                "behind".to_string(),
+                70,
+                believes("working", "the runtime has it `completed`")
+            ),
+            (
+                "reaped".to_string(),
+                300,
+                believes("input-required", "the runtime reaped it (ttl)")
+            ),
+            (
+                "lost".to_string(),
+                400,
+                believes("working", "the runtime lost it in a crash")
+            ),
+            (
+                "never".to_string(),
+                END_MS,
+                believes("submitted", "the runtime never had this task")
+            ),
+            (
+                "reused".to_string(),
+                500,
+                believes(
+                    "completed",
+                    "the id now names a different task the runtime started afresh"
+                )
+            ),
+        ]
+    );
+}
+
+#[test]
+fn view_matches_truth_skips_abandoned_tasks_and_views_without_a_belief() {
+    let truths = truth_of(vec![
+        record(
+            "dropped",
+            &[(Submitted, 10), (Working, 20), (Completed, 90)],
+        ),
+        record("unsure", &[(Submitted, 10), (Completed, 20)]),
+    ]);
+    let mut dropped = view("dropped", &[Submitted]);
+    dropped.abandoned = Some(Abandonment {
+        reason: "deadline".to_string(),
+        cancel: CancelResult::TaskGone,
+    });
+    let mut unsure = view("unsure", &[Submitted]);
+    unsure.final_state = None;
+    let jobs = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![dropped, unsure],
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        )),
+    )];
+    assert!(!invariants(&judge_plain(&jobs, &truths)).contains(&Invariant::ViewMatchesTruth));
+}
+
+#[test]
+fn no_orphaned_task_blames_the_job_that_knew_the_live_task_and_only_it() {
+    let mut reaped = record("reaped", &[(Submitted, 10)]);
+    reaped.fate = Some(Fate::Reaped {
+        at: ms(50),
+        reason: "ttl".to_string(),
+    });
+    let truths = truth_of(vec![
+        record("done", &[(Submitted, 10), (Completed, 20)]),
+        record("left", &[(Submitted, 10), (InputRequired, 20)]),
+        record("unknown", &[(Submitted, 10), (Working, 20)]),
+        reaped,
+    ]);
+    let mut left = view("left", &[Submitted, InputRequired]);
+    left.abandoned = Some(Abandonment {
+        reason: "walked away".to_string(),
+        cancel: CancelResult::NotAttempted,
+    });
+    let mut gone = view("reaped", &[Submitted]);
+    gone.abandoned = left.abandoned.clone();
+    let jobs = [
+        job_run(
+            "a",
+            Some(report(
+                "a",
+                vec![view("done", &[Submitted, Completed])],
+                completed("done"),
+            )),
+        ),
+        job_run(
+            "b",
+            Some(report(
+                "b",
+                vec![left, gone],
+                Outcome::GaveUp {
+                    reason: "x".to_string(),
+                },
+            )),
+        ),
+    ];
+    let found: Vec<_> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::NoOrphanedTask)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].job, "b");
+    assert_eq!(found[0].task.as_deref(), Some("left"));
+    assert_eq!(found[0].at_ms, END_MS);
+    assert_eq!(
+        found[0].detail,
+        "task is still `input-required` on agent after the job ended; nobody will finish or cancel it"
+    );
+}
+
+#[test]
+fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
+    let mut gone = record("gone", &[(Submitted, 10), (Completed, 20)]);
+    gone.fate = Some(Fate::Lost { at: ms(30) });
+    let truths = truth_of(vec![
+        record("shared", &[(Submitted, 10), (Completed, 20)]),
+        record("failed", &[(Submitted, 10), (Failed, 20)]),
+        gone,
+    ]);
+    let job = |name: &str, id: &str, outcome: Outcome| {
+        job_run(
+            name,
+            Some(report(name, vec![view(id, &[Submitted])], outcome)),
+        )
+    };
+    let jobs = [
+        job("first", "shared", completed("shared")),
+        job("second", "shared", completed("shared")),
+        job(
+            "wrong",
+            "failed",
+            Outcome::Canceled {
+                task_id: "failed".to_string(),
+            },
+        ),
+        job("lost", "gone", completed("gone")),
+        job("phantom", "never", completed("never")),
+        job(
+            "gave-up",
+            "failed",
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        ),
+    ];
+    let found: Vec<(String, String)> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::OneOutcome)
+        .inspect(|v| assert_eq!(v.at_ms, END_MS))
+        .map(|v| (v.job, v.detail))
+        .collect();
+    let pair = |job: &str, detail: &str| (job.to_string(), detail.to_string());
+    assert_eq!(
+        found,
+        vec![
+            pair("first", "another job accepted the same task"),
+            pair("second", "another job accepted the same task"),
+            pair(
+                "wrong",
+                "the job accepted `canceled` but the runtime's task is `failed`"
+            ),
+            pair(
+                "lost",
+                "the job accepted `completed` but the runtime's task is `completed` and gone"
+            ),
+            pair("phantom", "the runtime never had the accepted task"),
+        ]
+    );
+}
+
+#[test]
+fn deadlines_honoured_measures_each_stay_against_its_limit() {
+    // Limits: 500 ms in submitted, 2,000 ms in working.
+    let mut reaped = record("reaped", &[(Submitted, 0)]);
+    reaped.fate = Some(Fate::Reaped {
+        at: ms(400),
+        reason: "ttl".to_string(),
+    });
+    let truths = truth_of(vec![
+        // In time: 500 ms exactly in submitted, 1,000 ms per working turn.
+        record(
+            "quick",
+            &[
+                (Submitted, 0),
+                (Working, 500),
+                (InputRequired, 1_500),
+                (Working, 8_000),
+                (Completed, 9_000),
+            ],
+        ),
+        // Stuck in submitted for 600 ms, then 2,500 ms in its second working turn.
+        record(
+            "slow",
+            &[
+                (Submitted, 0),
+                (Working, 600),
+                (InputRequired, 700),
+                (Working, 1_000),
+                (Completed, 3_500),
+            ],
+        ),
+        // Still working at the end (9,000 ms): stuck from 5,000.
+        record("open", &[(Submitted, 4_900), (Working, 5_000)]),
+        // Left the store before its deadline.
+        reaped,
+        // Stuck, but the consumer acted.
+        record(
+            "acted",
+            &[(Submitted, 0), (Working, 3_000), (Completed, 3_500)],
+        ),
+        record("dropped", &[(Submitted, 0), (Canceled, 3_000)]),
+    ]);
+    let mut dropped = view("dropped", &[Submitted]);
+    dropped.abandoned = Some(Abandonment {
+        reason: "deadline".to_string(),
+        cancel: CancelResult::Answered(Canceled),
+    });
+    let mut job_report = report(
+        "j",
+        vec![
+            view("quick", &[Submitted]),
+            view("slow", &[Submitted]),
+            view("open", &[Submitted]),
+            view("reaped", &[Submitted]),
+            view("acted", &[Submitted]),
+            dropped,
+        ],
+        Outcome::GaveUp {
+            reason: "x".to_string(),
+        },
+    );
+    job_report.deadlines.push(DeadlineHit {
+        task_id: "acted".to_string(),
+        state: Submitted,
+        limit_ms: 500,
+    });
+    let jobs = [job_run("j", Some(job_report))];
+    let found: Vec<(String, u64, String)> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::DeadlinesHonoured)
+        .map(|v| (v.task.unwrap_or_default(), v.at_ms, v.detail))
+        .collect();
+    let sat = |state: &str, stuck: u64, limit: u64| {
+        format!(
+            "the task sat in `{state}` for {stuck} ms, past the {limit} ms deadline, and the consumer did nothing"
+        )
+    };
+    assert_eq!(
+        found,
+        vec![
+            ("slow".to_string(), 500, sat("submitted", 600, 500)),
+            ("slow".to_string(), 3_000, sat("working", 2_500, 2_000)),
+            ("open".to_string(), 7_000, sat("working", 4_000, 2_000)),
+        ]
+    );
+}
+
+#[test]
+fn liveness_fails_jobs_that_never_finished_or_gave_up() {
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Completed, 20)])]);
+    let jobs = [
+        job_run(
+            "fine",
+            Some(report(
+                "fine",
+                vec![view("t", &[Submitted, Completed])],
+                completed("t"),
+            )),
+        ),
+        job_run("hung", None),
+        job_run(
+            "quit",
+            Some(report(
+                "quit",
+                Vec::new(),
+                Outcome::GaveUp {
+                    reason: "the peer vanished".to_string(),
+                },
+            )),
+        ),
+    ];
+    let found: Vec<(String, Option<String>, u64, String)> = judge_plain(&jobs, &truths)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::Liveness)
+        .map(|v| (v.job, v.task, v.at_ms, v.detail))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "hung".to_string(),
+                None,
+                END_MS,
+                "the job did not finish within the liveness bound".to_string()
+            ),
+            (
+                "quit".to_string(),
+                None,
+                END_MS,
+                "the job gave up: the peer vanished".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn profile_matches_runtime_compares_only_what_both_sides_know() {
+    let key = ProfileKey {
+        host: format!("{HOST}:9000"),
+        card_version: "1".to_string(),
+    };
+    let mut real = PeerLifecycleProfile::unknown(key.clone());
+    real.resubscribe_after_input_required = Some(ResubscribeBehaviour::Replays);
+    real.stream_closes_on_input_required = Some(true);
+    real.task_survives_stream_close = None;
+    let profiles = BTreeMap::from([(HOST.to_string(), real)]);
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Completed, 20)])]);
+    let judged = |learned: PeerLifecycleProfile| {
+        let mut job_report = report(
+            "j",
+            vec![view("t", &[Submitted, Completed])],
+            completed("t"),
+        );
+        job_report.profile = Some(learned);
+        let jobs = [job_run("j", Some(job_report))];
+        judge(&jobs, &truths, &profiles, &empty_trace())
+    };
+
+    let mut agrees = PeerLifecycleProfile::unknown(key.clone());
+    agrees.stream_closes_on_input_required = Some(true);
+    agrees.task_survives_stream_close = Some(false);
+    assert_eq!(
+        judged(agrees),
+        Vec::new(),
+        "unknown fields on either side are not compared"
+    );
+
+    let mut wrong = PeerLifecycleProfile::unknown(key);
+    wrong.resubscribe_after_input_required = Some(ResubscribeBehaviour::Resumes);
+    wrong.stream_closes_on_input_required = Some(false);
+    let found = judged(wrong);
+    assert_eq!(invariants(&found), vec![Invariant::ProfileMatchesRuntime]);
+    assert_eq!(found[0].task, None);
+    assert_eq!(found[0].at_ms, END_MS);
+    assert_eq!(
+        found[0].detail,
+        format!(
+            "resubscribe_after_input_required: learned {}, really {}; stream_closes_on_input_required: learned false, really true",
+            ResubscribeBehaviour::Resumes.label(),
+            ResubscribeBehaviour::Replays.label()
+        )
+    );
+}
+
+#[test]
+fn violations_come_in_invariant_order() {
+    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Working, 20)])]);
+    let jobs = [
+        job_run("hung", None),
+        job_run(
+            "j",
+            Some(report(
+                "j",
+                vec![view("t", &[Submitted, Completed, Working])],
+                completed("t"),
+            )),
+        ),
+    ];
+    let order = invariants(&judge_plain(&jobs, &truths));
+    let mut sorted = order.clone();
+    sorted.sort_by_key(|invariant| Invariant::ALL.iter().position(|i| i == invariant));
+    assert_eq!(order, sorted);
+    assert_eq!(order.first(), Some(&Invariant::LegalPath));
+    assert_eq!(order.last(), Some(&Invariant::Liveness));
+}
