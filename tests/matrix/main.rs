@@ -1,6 +1,7 @@
 //! The simulated matrix from fixed seeds: the seed's incident reproduced (the naive consumer
 //! diverges as the oracle names it, the reconciling one holds) and the reconciling consumer's
-//! sweep under swarm faults.
+//! sweep under swarm faults; and a broken consumer per invariant, each caught by the oracle.
 
 mod divergences;
+mod oracle_sensitivity;
 mod reconciling_sweep;
