@@ -2,7 +2,11 @@
 //! against go-replaying and loses the task against jvm-reaping, as the oracle names them;
 //! the reconciling consumer holds against the same runtimes.
 
-use meshsim_protocol::Dialect;
+use meshsim_consumer::JobReport;
+use meshsim_consumer::ledger::Verdict as LedgerVerdict;
+use meshsim_consumer::report::{AnomalyKind, TaskView};
+use meshsim_protocol::{Dialect, TaskState};
+use meshsim_runtimes::Origin;
 use meshsim_scenarios::{
     ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunResult, RunSpec, RuntimeChoice,
     Scenario, Verdict, run,
@@ -105,6 +109,30 @@ fn reconciling_consumer_holds_where_the_naive_one_diverges() {
     }
 }
 
+/// The report of `job` in `result`, and the ground-truth states of the task it accepted.
+fn accepted<'a>(
+    result: &'a RunResult,
+    job: &str,
+    host: &str,
+) -> (&'a JobReport, &'a TaskView, Vec<TaskState>) {
+    let report = result
+        .reports
+        .iter()
+        .find(|report| report.job == job)
+        .unwrap_or_else(|| panic!("{job} finished"));
+    let id = report.outcome.task_id().expect("the job accepted a task");
+    let view = report.task(id).expect("the accepted task is in the report");
+    let truth = result.truths[host]
+        .iter()
+        .rfind(|record| record.id == id)
+        .expect("the runtime had the accepted task");
+    (report, view, truth.states())
+}
+
+fn count(states: &[TaskState], state: TaskState) -> usize {
+    states.iter().filter(|s| **s == state).count()
+}
+
 /// Found by the swarm sweep (seed 1123 when steps were 1 ms; with 10 ms steps seed 62 plays
 /// it out): the host restarts and forgets the task, so the v0.1 answer (same client-chosen
 /// id) silently starts a new task that never saw the job's request. The reconciling consumer
@@ -112,15 +140,28 @@ fn reconciling_consumer_holds_where_the_naive_one_diverges() {
 #[test]
 fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
     let spec = reconciling_under_swarm(Scenario::SeedIncident, "jvm-reaping", Dialect::V0_1, 62);
-    let result = assert_holds(&spec);
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    // The situation: a task id the runtime created twice, the second time from a follow-up,
+    // and the consumer saw it.
+    let restarted = result.truths["agent"].iter().find(|record| {
+        matches!(&record.origin, Origin::FollowUpCreated { requested_task_id } if *requested_task_id == record.id)
+    });
+    let restarted = restarted.unwrap_or_else(|| {
+        panic!(
+            "{}: no longer restarts a task under its own id: {:#?}",
+            spec.replay_command(None),
+            result.truths
+        )
+    });
     let report = &result.reports[0];
     assert!(
         report
             .anomalies
             .iter()
-            .any(|a| a.kind == meshsim_consumer::report::AnomalyKind::NewTaskOnFollowup),
+            .any(|a| a.kind == AnomalyKind::NewTaskOnFollowup && a.task_id == restarted.id),
         "{report:#?}"
     );
+    assert_holds(&spec);
 }
 
 /// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the
@@ -130,12 +171,26 @@ fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
 /// message id and text): the consumer must answer it instead of waiting out the job.
 #[test]
 fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working() {
-    assert_holds(&reconciling_under_swarm(
+    let spec = reconciling_under_swarm(
         Scenario::HeterogeneousMesh,
         "python-correct",
         Dialect::V1_0,
         606,
-    ));
+    );
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    // The situation: a re-dispatched job whose accepted task asked twice, with `working`
+    // between, while the consumer applied one question and no `working` at all.
+    let (report, view, truth) = accepted(&result, "job-2", "agent-2");
+    let applied: Vec<TaskState> = view.applied.iter().map(|event| event.to).collect();
+    let context = format!(
+        "{}: truth {truth:?}, applied {applied:?}",
+        spec.replay_command(None)
+    );
+    assert!(report.tasks.len() >= 2, "no re-dispatch: {context}");
+    assert_eq!(count(&truth, TaskState::InputRequired), 2, "{context}");
+    assert_eq!(count(&applied, TaskState::InputRequired), 1, "{context}");
+    assert_eq!(count(&applied, TaskState::Working), 0, "{context}");
+    assert_holds(&spec);
 }
 
 /// Found by the swarm sweep (seed 2076, 1 of 220,500 runs): go-replaying's "#ask-twice" job
@@ -146,12 +201,39 @@ fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working()
 /// part of the replay and resubscribe until the job deadline.
 #[test]
 fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplicate_submitted() {
-    assert_holds(&reconciling_under_swarm(
+    let spec = reconciling_under_swarm(
         Scenario::HeterogeneousMesh,
         "jvm-reaping",
         Dialect::V0_1,
         2076,
-    ));
+    );
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    // The situation: the task entered `submitted` again after the first answer, and the
+    // second question was applied from a connection that replayed that duplicate.
+    let (report, view, truth) = accepted(&result, "job-2", "agent-2");
+    let context = format!(
+        "{}: truth {truth:?}, {report:#?}",
+        spec.replay_command(None)
+    );
+    assert!(count(&truth, TaskState::Submitted) >= 2, "{context}");
+    let second_question = view
+        .applied
+        .iter()
+        .filter(|event| event.to == TaskState::InputRequired)
+        .nth(1)
+        .unwrap_or_else(|| panic!("one question applied: {context}"));
+    let replayed_duplicate = format!(
+        "submitted reported while in working (connection {},",
+        second_question.at.connection
+    );
+    assert!(
+        report.anomalies.iter().any(|anomaly| {
+            anomaly.kind == AnomalyKind::Event(LedgerVerdict::Replayed)
+                && anomaly.detail.starts_with(&replayed_duplicate)
+        }),
+        "the second question did not come with a replayed duplicate: {context}"
+    );
+    assert_holds(&spec);
 }
 
 /// The oracle dates a forbidden step when the consumer applied it (its `applied` trace
