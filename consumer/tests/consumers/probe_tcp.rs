@@ -5,11 +5,24 @@ use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, FollowupBehaviour, ResubscribeBehaviour, TcpConnector};
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{Runtime, builtin};
+use meshsim_runtimes::{Personality, Runtime, builtin};
 use std::time::Duration;
 
+/// Real-time work steps of the probed runtimes, and the probe's settle time: twenty times
+/// the longest step, so a step that runs late on a loaded machine still ends well inside it.
+const WORK_MS: (u64, u64) = (10, 20);
+const SETTLE: Duration = Duration::from_millis(20 * WORK_MS.1);
+
+/// `name`'s personality with [`WORK_MS`] work steps.
+fn quick(name: &str) -> Personality {
+    let mut personality = builtin(name).unwrap();
+    personality.work.min_ms = WORK_MS.0;
+    personality.work.max_ms = WORK_MS.1;
+    personality
+}
+
 async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
-    let runtime = Runtime::new(builtin(name).unwrap(), dialect, Clock::wall(), 7);
+    let runtime = Runtime::new(quick(name), dialect, Clock::wall(), 7);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
@@ -18,7 +31,7 @@ async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
             idle_timeout: Duration::from_secs(10),
             ..ClientConfig::default()
         },
-        settle: Duration::from_millis(400),
+        settle: SETTLE,
         ..ProbeConfig::default()
     };
     let report = probe(TcpConnector::default(), &url, &config)
@@ -32,22 +45,38 @@ async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
 async fn probe_measures_each_seed_runtime_as_the_seed_describes_it() {
     use FollowupBehaviour as F;
     use ResubscribeBehaviour as R;
-    // The last column: how many Card claims the profile contradicts, in v0.1/v0.3 and in
-    // v1.0 (whose Cards cannot claim stateTransitionHistory, so go-replaying's two history
-    // contradictions exist only up to v0.3).
-    let expected = [
-        ("python-correct", R::Resumes, F::Resumes, true, (0, 0)),
+    // The last column: what each contradiction observed, from the seed's step table. Every
+    // seed runtime claims `streaming`; go-replaying also claims `stateTransitionHistory`,
+    // which v1.0 Cards cannot, so its two history contradictions exist only up to v0.3.
+    const GONE: &str = "the task is gone once its stream closes: it cannot be resumed";
+    const REPLAYS: &str = "resubscribe after input-required replays every event from the start";
+    const NOT_FOUND: &str = "resubscribe after input-required answers -32001 TaskNotFound";
+    const DUPLICATE: &str =
+        "a follow-up with the same taskId resumes only after a second `submitted`";
+    const NEW_TASK: &str = "a follow-up with the same taskId starts a new task";
+    const REPLAYED_HISTORY: &str = "history is replayed as if live, not served as history";
+    const HISTORY_RESTARTS: &str = "the transition history goes back to `submitted` mid-task";
+    let expected: [(&str, R, F, bool, &[&str], &[&str]); 3] = [
+        ("python-correct", R::Resumes, F::Resumes, true, &[], &[]),
         (
             "go-replaying",
             R::Replays,
             F::ResumesWithDuplicateSubmitted,
             true,
-            (4, 2),
+            &[REPLAYS, DUPLICATE],
+            &[REPLAYED_HISTORY, HISTORY_RESTARTS],
         ),
-        ("jvm-reaping", R::TaskNotFound, F::NewTask, false, (3, 3)),
+        (
+            "jvm-reaping",
+            R::TaskNotFound,
+            F::NewTask,
+            false,
+            &[GONE, NOT_FOUND, NEW_TASK],
+            &[],
+        ),
     ];
     for dialect in Dialect::ALL {
-        for (name, resubscribe, followup, survives, contradictions) in expected {
+        for (name, resubscribe, followup, survives, streaming, history) in expected {
             let report = probe_served(name, dialect).await;
             let context = format!("{name} {dialect}: {report:#?}");
             assert!(report.reached_input_required, "{context}");
@@ -68,16 +97,30 @@ async fn probe_measures_each_seed_runtime_as_the_seed_describes_it() {
             );
             assert_eq!(report.followup_same_task, Some(followup), "{context}");
             assert_eq!(report.card.streaming, Some(true), "{context}");
-            let (older, v1) = contradictions;
-            let expected_count = if dialect == Dialect::V1_0 { v1 } else { older };
-            assert_eq!(report.contradictions.len(), expected_count, "{context}");
+            let mut contradicted: Vec<(&str, &str)> = streaming
+                .iter()
+                .map(|observed| ("capabilities.streaming = true", *observed))
+                .collect();
+            if dialect != Dialect::V1_0 {
+                contradicted.extend(
+                    history
+                        .iter()
+                        .map(|observed| ("capabilities.stateTransitionHistory = true", *observed)),
+                );
+            }
+            let found: Vec<(&str, &str)> = report
+                .contradictions
+                .iter()
+                .map(|c| (c.claim.as_str(), c.observed.as_str()))
+                .collect();
+            assert_eq!(found, contradicted, "{context}");
         }
     }
 }
 
 #[tokio::test]
 async fn an_agent_that_never_asks_is_reported_as_such() {
-    let mut personality = builtin("python-correct").unwrap();
+    let mut personality = quick("python-correct");
     personality.name = "asks-nothing".to_string();
     let runtime = Runtime::new(personality, Dialect::V1_0, Clock::wall(), 7);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -86,7 +129,7 @@ async fn an_agent_that_never_asks_is_reported_as_such() {
     // The runtime's script convention: `#complete` completes without asking.
     let config = ProbeConfig {
         request: "#complete the report".to_string(),
-        settle: Duration::from_millis(200),
+        settle: SETTLE,
         ..ProbeConfig::default()
     };
     let report = probe(TcpConnector::default(), &url, &config).await.unwrap();

@@ -73,12 +73,20 @@ async fn read_until_end(reader: &mut support::EventReader) -> (Vec<StreamEvent>,
     }
 }
 
+/// The sidecar's timeouts in these tests: long enough that the first event (sent at once)
+/// always beats them on a loaded machine. A step of [`STEP_MS`] outlasts them ten times, so
+/// the cut always lands while the task still works.
+const CUT_MS: u64 = 1_000;
+const STEP_MS: u64 = 10 * CUT_MS;
+
+/// Polls the ground truth every 10 ms until `done`, for at most a minute (a bound no passing
+/// run comes near: it returns as soon as the task gets there).
 async fn wait_until(
     truth: &GroundTruth,
     id: &str,
     done: impl Fn(&meshsim_runtimes::TaskTruth) -> bool,
 ) {
-    for _ in 0..300 {
+    for _ in 0..6_000 {
         if truth.task(id).as_ref().is_some_and(&done) {
             return;
         }
@@ -102,12 +110,13 @@ async fn the_card_through_the_sidecar_points_at_the_sidecar() {
 
 #[tokio::test]
 async fn route_timeout_cuts_a_long_stream_and_the_task_runs_on() {
+    // The `#long` script's ten steps of half the cut each: the task needs five cuts' time.
     let sidecar = Sidecar {
-        route_timeout_ms: Some(300),
+        route_timeout_ms: Some(CUT_MS),
         idle_timeout_ms: None,
     };
     let (client, truth, _, tasks) =
-        behind_sidecar(with_work("python-correct", 60, 60), sidecar).await;
+        behind_sidecar(with_work("python-correct", CUT_MS / 2, CUT_MS / 2), sidecar).await;
     let mut reader = client
         .send_streaming(client.message("#long report", None))
         .await
@@ -135,10 +144,10 @@ async fn idle_timeout_cut_makes_jvm_reaping_lose_the_task() {
     // The seed's JVM runtime behind Envoy: the cut closes its stream, so it reaps the task.
     let sidecar = Sidecar {
         route_timeout_ms: None,
-        idle_timeout_ms: Some(80),
+        idle_timeout_ms: Some(CUT_MS),
     };
     let (client, truth, _, tasks) =
-        behind_sidecar(with_work("jvm-reaping", 400, 400), sidecar).await;
+        behind_sidecar(with_work("jvm-reaping", STEP_MS, STEP_MS), sidecar).await;
     let mut reader = client
         .send_streaming(client.message("book a table", None))
         .await
@@ -164,11 +173,11 @@ async fn idle_timeout_cut_makes_jvm_reaping_lose_the_task() {
 #[tokio::test]
 async fn route_timeout_before_the_answer_is_a_504() {
     let sidecar = Sidecar {
-        route_timeout_ms: Some(100),
+        route_timeout_ms: Some(CUT_MS),
         idle_timeout_ms: None,
     };
     let (client, _truth, _, tasks) =
-        behind_sidecar(with_work("python-correct", 300, 300), sidecar).await;
+        behind_sidecar(with_work("python-correct", STEP_MS, STEP_MS), sidecar).await;
     let encoded = Dialect::V0_3
         .codec()
         .encode_request(&meshsim_protocol::RpcRequest {
