@@ -2,10 +2,34 @@
 //! too long is canceled and the work re-dispatched, and nothing is left running.
 
 use crate::support::{Kind, assert_no_divergences, assert_runtime_state, incident_job, run_job};
+use meshsim_consumer::JobReport;
 use meshsim_consumer::report::CancelResult;
 use meshsim_consumer::{Outcome, ReconcilingConfig};
 use meshsim_protocol::{Dialect, TaskState};
-use meshsim_runtimes::builtin;
+use meshsim_runtimes::{GroundTruth, builtin};
+
+/// The job was dispatched again after each cancel: every task after the first was created
+/// by the runtime after the one before it was canceled.
+fn assert_redispatched_after_each_cancel(report: &JobReport, truth: &GroundTruth, context: &str) {
+    assert!(report.tasks.len() >= 2, "no re-dispatch: {context}");
+    for pair in report.tasks.windows(2) {
+        let before = truth.task(&pair[0].task_id).expect("the runtime had it");
+        let canceled_at = before
+            .transitions
+            .iter()
+            .find(|transition| transition.to == TaskState::Canceled)
+            .map(|transition| transition.at)
+            .unwrap_or_else(|| panic!("{} was not canceled: {context}", before.id));
+        let after = truth.task(&pair[1].task_id).expect("the runtime had it");
+        assert!(
+            after.created_at >= canceled_at,
+            "{} created at {:?}, before {} was canceled at {canceled_at:?}: {context}",
+            after.id,
+            after.created_at,
+            before.id
+        );
+    }
+}
 
 #[test]
 fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
@@ -40,6 +64,7 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
             );
             assert_runtime_state(&truth, &view.task_id, TaskState::Canceled, &context);
         }
+        assert_redispatched_after_each_cancel(&report, &truth, &context);
         assert_no_divergences(&report, &truth, &context);
     }
 }
@@ -70,5 +95,6 @@ fn a_task_working_past_its_deadline_is_canceled_and_redispatched() {
     for view in &report.tasks {
         assert_runtime_state(&truth, &view.task_id, TaskState::Canceled, &context);
     }
+    assert_redispatched_after_each_cancel(&report, &truth, &context);
     assert_no_divergences(&report, &truth, &context);
 }
