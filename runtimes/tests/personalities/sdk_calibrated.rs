@@ -360,21 +360,36 @@ async fn js_every_turn_starts_with_a_snapshot() {
 }
 
 /// "Resubscribe while working closes at INPUT_REQUIRED; no pings."
+///
+/// Each work step takes 20 s here, so the resubscribed stream stays open longer than
+/// python's 15 s ping period; the same personality given that period does ping on the same
+/// stream, so a missing comment is the personality's doing, not a stream too short to ping.
 #[tokio::test(start_paused = true)]
 async fn js_resubscribe_while_working_closes_at_input_required() {
-    let (client, _) = runtime("a2a-js-1.3", Dialect::V1_0);
-    let mut stream = client
-        .send_streaming(client.message("plan", None))
-        .await
-        .stream();
-    let id = stream.next_event().await.task_id().unwrap().to_string();
-    let mut subscriber = client.resubscribe(&id).await.stream();
-    let events = subscriber.rest().await;
+    async fn resubscribed_while_working(keep_alive_ms: Option<u64>) -> (Vec<StreamEvent>, bool) {
+        let mut personality = builtin("a2a-js-1.3").unwrap();
+        personality.work.min_ms = 20_000;
+        personality.work.max_ms = 20_000;
+        personality.keep_alive_ms = keep_alive_ms;
+        let runtime = Runtime::new(personality, Dialect::V1_0, Clock::fixed(Duration::ZERO), 42);
+        let client = Client::new(Target::Router(runtime.router()), Dialect::V1_0);
+        let mut stream = client
+            .send_streaming(client.message("plan", None))
+            .await
+            .stream();
+        let id = stream.next_event().await.task_id().unwrap().to_string();
+        let mut subscriber = client.resubscribe(&id).await.stream();
+        let events = subscriber.rest().await;
+        (events, subscriber.comments_seen)
+    }
+    let (events, pinged) = resubscribed_while_working(None).await;
     assert_eq!(
         events.last().and_then(StreamEvent::state),
         Some(InputRequired)
     );
-    assert!(!subscriber.comments_seen);
+    assert!(!pinged, "js sends no keep-alive comments");
+    let (_, pinged) = resubscribed_while_working(Some(15_000)).await;
+    assert!(pinged, "the stream is long enough for a 15 s ping");
 }
 
 /// "Version must match exactly (`1.1` rejected)."
