@@ -135,6 +135,7 @@ fn judge(
         jobs,
         truths,
         profiles,
+        personalities: &BTreeMap::new(),
         converged: true,
         end: Duration::from_millis(END_MS),
         trace,
