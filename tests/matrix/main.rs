@@ -1,7 +1,9 @@
 //! The simulated matrix from fixed seeds: the seed's incident reproduced (the naive consumer
 //! diverges as the oracle names it, the reconciling one holds) and the reconciling consumer's
-//! sweep under swarm faults; and a broken consumer per invariant, each caught by the oracle.
+//! sweep under swarm faults; a broken consumer per invariant, each caught by the oracle; and
+//! the golden trace hashes of a few fixed runs.
 
 mod divergences;
+mod golden_hashes;
 mod oracle_sensitivity;
 mod reconciling_sweep;
