@@ -1325,8 +1325,9 @@ mod test {
         });
         assert_eq!(sim.next_delivery(), None);
         sim.step()?;
-        // Sent during the first step, at the network's time of 1 ms.
-        assert_eq!(sim.next_delivery(), Some(Duration::from_millis(9)));
+        // Sent during the first step, when the network's clock already reads the step's
+        // end: due a whole latency from now.
+        assert_eq!(sim.next_delivery(), Some(Duration::from_millis(10)));
         sim.hold("client", "server");
         assert_eq!(sim.next_delivery(), None);
         sim.release("client", "server");
