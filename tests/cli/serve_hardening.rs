@@ -620,3 +620,27 @@ fn a_non_loopback_address_needs_the_explicit_flag() {
     ]);
     assert!(served.addr.ip().is_unspecified());
 }
+
+/// A client that sends a 4 MiB body whole before reading (as Python's `http.client` does,
+/// without `Expect: 100-continue`) reads the 413 and its JSON-RPC error: the server drains
+/// the refused body (within its bound) instead of resetting the connection under the sender.
+#[test]
+fn a_4_mib_body_sent_without_waiting_gets_the_413_and_its_error() {
+    let served = serve(&["--runtime", "a2a-python-1.3", "--dialect", "v1.0"]);
+    let padding = "x".repeat(4 << 20);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{{"id":"t","pad":"{padding}"}}}}"#
+    );
+    let mut stream = connect(served.addr);
+    let sent = stream.write_all(&post(body.as_bytes(), V1));
+    let reply = read_reply(&mut stream);
+    assert!(sent.is_ok(), "the whole body could not be sent: {sent:?}");
+    assert_eq!(reply.status, Some(413), "{reply:?}");
+    let (code, message) = reply.rpc_error().expect("a JSON-RPC error body");
+    assert_eq!(code, -32600);
+    assert!(
+        message.contains("over the limit of 1048576 bytes"),
+        "{message}"
+    );
+    assert_eq!(reply.header("connection"), Some("close"));
+}

@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode};
 use http::header;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use meshsim_protocol::{Dialect, ErrorCode, RequestId, RpcError, RpcResponse, detect};
 use serde_json::{Value, json};
 use std::future::Future;
@@ -30,6 +30,16 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// Streams open at once; one more is refused with 503.
     pub max_streams: usize,
+    /// How much of a refused body (413, 408) is read and dropped before the refusal is
+    /// sent, so a client still sending reads the refusal rather than a reset connection.
+    pub drain: Drain,
+}
+
+/// The bound on draining a refused body: at most `bytes`, for at most `time`.
+#[derive(Debug, Clone, Copy)]
+pub struct Drain {
+    pub bytes: u64,
+    pub time: Duration,
 }
 
 /// Who may call: everyone (one task store), or the holders of bearer tokens (a task store
@@ -144,8 +154,8 @@ async fn handle(State(guard): State<Arc<Guard>>, request: Request<Body>) -> Resp
         );
         return response;
     };
-    let (parts, body) = request.into_parts();
-    let body = match read_body(&guard, &parts.headers, body).await {
+    let (parts, mut body) = request.into_parts();
+    let body = match read_body(&guard, &parts.headers, &mut body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };
@@ -231,59 +241,108 @@ fn refusal(dialect: Dialect, status: StatusCode, error: RpcError) -> Response<Bo
 }
 
 /// Reads a request body within the size limit and the deadline, or refuses it: a declared
-/// length over the limit before a byte is read, a longer body as soon as it passes the limit.
+/// length over the limit before a byte is read, a longer body as soon as it passes the limit,
+/// a late one at the deadline. A refused body is drained (within [`Limits::drain`]) before
+/// the refusal is answered: a client that sends its whole body before reading (most do,
+/// without `Expect: 100-continue`) would otherwise find the connection reset under it and
+/// never read the 413 or 408.
 async fn read_body(
     guard: &Guard,
     headers: &HeaderMap,
-    body: Body,
+    body: &mut Body,
 ) -> Result<Bytes, Response<Body>> {
     let limit = guard.limits.max_body_bytes;
-    let too_large = |declared: Option<u64>| {
-        let size = declared.map_or(String::new(), |size| format!(" ({size} bytes)"));
-        let mut response = guard.refuse(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::InvalidRequest,
-            format!("the request body{size} is over the limit of {limit} bytes (--max-body-bytes)"),
-        );
-        // The rest of the body is never read: the connection cannot carry another request.
-        response
-            .headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        response
-    };
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if let Some(declared) = declared
-        && declared > limit as u64
-    {
-        return Err(too_large(Some(declared)));
-    }
     let timeout = guard.limits.body_timeout;
-    match meshsim_time::timeout(timeout, Limited::new(body, limit).collect()).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(error)) if error.is::<LengthLimitError>() => Err(too_large(None)),
-        Ok(Err(error)) => Err(guard.refuse(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidRequest,
-            format!("the request body could not be read: {error}"),
-        )),
-        Err(_) => {
-            let mut response = guard.refuse(
-                StatusCode::REQUEST_TIMEOUT,
-                ErrorCode::InvalidRequest,
+    let refused = match declared {
+        Some(size) if size > limit as u64 => Unread::TooLarge(Some(size)),
+        _ => match meshsim_time::timeout(timeout, collect_within(body, limit)).await {
+            Ok(Ok(bytes)) => return Ok(bytes),
+            Ok(Err(unread)) => unread,
+            Err(_) => Unread::Late,
+        },
+    };
+    // A client that waits for `100 Continue` sends nothing more unless the body is read.
+    let waits_to_continue = headers
+        .get(header::EXPECT)
+        .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    if !matches!(refused, Unread::Broken(_)) && !waits_to_continue {
+        drain(body, guard.limits.drain).await;
+    }
+    let (status, message) = match refused {
+        Unread::TooLarge(declared) => {
+            let size = declared.map_or(String::new(), |size| format!(" ({size} bytes)"));
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
-                    "the request body did not arrive within {} ms (--body-timeout-ms)",
-                    timeout.as_millis()
+                    "the request body{size} is over the limit of {limit} bytes (--max-body-bytes)"
                 ),
-            );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Err(response)
+            )
+        }
+        Unread::Late => (
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} ms (--body-timeout-ms)",
+                timeout.as_millis()
+            ),
+        ),
+        Unread::Broken(error) => (
+            StatusCode::BAD_REQUEST,
+            format!("the request body could not be read: {error}"),
+        ),
+    };
+    let mut response = guard.refuse(status, ErrorCode::InvalidRequest, message);
+    // What is left of the body is not read: the connection cannot carry another request.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    Err(response)
+}
+
+/// Why a body was not read whole.
+enum Unread {
+    /// Over the limit: declared so (`Content-Length`), or found so while reading.
+    TooLarge(Option<u64>),
+    /// Not whole by the deadline.
+    Late,
+    /// The connection broke or the framing was invalid.
+    Broken(String),
+}
+
+/// Reads a body whole, or stops as soon as it passes `limit` bytes.
+async fn collect_within(body: &mut Body, limit: usize) -> Result<Bytes, Unread> {
+    let mut collected = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| Unread::Broken(error.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if collected.len() + data.len() > limit {
+                return Err(Unread::TooLarge(None));
+            }
+            collected.extend_from_slice(&data);
         }
     }
+    Ok(Bytes::from(collected))
+}
+
+/// Reads and drops the rest of a refused body, until it ends, `bound.bytes` have been
+/// dropped, or `bound.time` has passed, whichever is first.
+async fn drain(body: &mut Body, bound: Drain) {
+    let dropping = async {
+        let mut left = bound.bytes;
+        while let Some(Ok(frame)) = body.frame().await {
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            match left.checked_sub(data.len() as u64) {
+                Some(rest) => left = rest,
+                None => return,
+            }
+        }
+    };
+    let _ = meshsim_time::timeout(bound.time, dropping).await;
 }
 
 /// Whether a request body names a method that answers with a stream, in any dialect (a

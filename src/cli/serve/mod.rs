@@ -11,7 +11,7 @@ mod shutdown;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use clap::Args;
-use guard::{Guard, Limits, Tenants};
+use guard::{Drain, Guard, Limits, Tenants};
 use http::Uri;
 use meshsim_consumer::TcpConnector;
 use meshsim_protocol::Dialect;
@@ -22,6 +22,14 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// How much of a refused (413, 408) body is read and dropped before the refusal is sent:
+/// enough for a client that sends a few MiB without waiting to read the 413, bounded so a
+/// client cannot hold the server by sending forever.
+const REFUSED_BODY_DRAIN: Drain = Drain {
+    bytes: 16 << 20,
+    time: Duration::from_secs(1),
+};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -154,6 +162,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             max_body_bytes: args.max_body_bytes as usize,
             body_timeout: Duration::from_millis(args.body_timeout_ms),
             max_streams: args.max_streams as usize,
+            drain: REFUSED_BODY_DRAIN,
         };
         let (stop, stopping) = tokio::sync::watch::channel(false);
         let guard = Guard::new(card, tenants, args.dialect, limits, stopping);
