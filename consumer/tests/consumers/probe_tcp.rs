@@ -56,7 +56,17 @@ async fn probe_measures_each_seed_runtime_as_the_seed_describes_it() {
     const NEW_TASK: &str = "a follow-up with the same taskId starts a new task";
     const REPLAYED_HISTORY: &str = "history is replayed as if live, not served as history";
     const HISTORY_RESTARTS: &str = "the transition history goes back to `submitted` mid-task";
-    let expected: [(&str, R, F, bool, &[&str], &[&str]); 3] = [
+    // (runtime, resubscribe, follow-up, survives stream close, streaming and history
+    // contradictions)
+    type Expected = (
+        &'static str,
+        R,
+        F,
+        bool,
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+    let expected: [Expected; 3] = [
         ("python-correct", R::Resumes, F::Resumes, true, &[], &[]),
         (
             "go-replaying",
