@@ -35,7 +35,7 @@ pub(crate) fn response(
 ) -> Response<Body> {
     let keep_alive = personality
         .keep_alive()
-        .map(|period| Interval::delayed_at(Instant::now() + period, period));
+        .map(|period| Interval::delayed_at(Instant::now() + period, period)); // wall-clock-ok: meshsim_time::Instant, simulated time in a run
     let state = StreamState {
         subscription,
         request_id,

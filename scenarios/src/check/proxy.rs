@@ -54,7 +54,7 @@ pub struct ProxyLog {
     exchanges: Arc<Mutex<Vec<Exchange>>>,
     announce: Option<Announce>,
     /// When the run started, on the wall clock (only to date exchanges for a reader).
-    started: Option<std::time::Instant>,
+    started: Option<std::time::Instant>, // wall-clock-ok: meshsim check runs on real TCP, never in a simulation; dates exchanges for reading only
 }
 
 impl ProxyLog {
