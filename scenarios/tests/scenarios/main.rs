@@ -3,3 +3,4 @@
 
 mod fast_forward;
 mod timeline;
+mod wire_against_spec;
