@@ -79,6 +79,9 @@ pub struct Reply {
     pub body: String,
     /// The server closed the connection (after or without an answer).
     pub closed: bool,
+    /// The client gave up waiting ([`READ_TIMEOUT`] passed with nothing to read): the
+    /// server neither answered nor closed, which no row of the table expects.
+    pub timed_out: bool,
 }
 
 impl Reply {
@@ -100,12 +103,32 @@ impl Reply {
     }
 }
 
+/// How long a test client waits for the server to say anything: many times every timeout
+/// the tests configure (at most 300 ms) and any work step a test waits through, so only a
+/// server that hangs reaches it.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 pub fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(addr).expect("connect");
     stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
+        .set_read_timeout(Some(READ_TIMEOUT))
         .expect("timeout");
     stream
+}
+
+/// Notes how a read that got no bytes ended: the server closed, or the client timed out.
+fn note_end(reply: &mut Reply, read: &std::io::Result<usize>) {
+    match read {
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            reply.timed_out = true
+        }
+        _ => reply.closed = true,
+    }
 }
 
 /// Reads one response (head, then a `Content-Length` body or up to EOF), or notes that
@@ -119,11 +142,11 @@ pub fn read_reply(stream: &mut TcpStream) -> Reply {
             break end;
         }
         match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => {
-                reply.closed = true;
+            Ok(n) if n > 0 => buffer.extend_from_slice(&chunk[..n]),
+            ended => {
+                note_end(&mut reply, &ended);
                 return reply;
             }
-            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
         }
     };
     let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
@@ -142,11 +165,11 @@ pub fn read_reply(stream: &mut TcpStream) -> Reply {
         .and_then(|value| value.parse::<usize>().ok());
     while length.is_none_or(|length| body.len() < length) {
         match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => {
-                reply.closed = true;
+            Ok(n) if n > 0 => body.extend_from_slice(&chunk[..n]),
+            ended => {
+                note_end(&mut reply, &ended);
                 break;
             }
-            Ok(n) => body.extend_from_slice(&chunk[..n]),
         }
     }
     reply.body = String::from_utf8_lossy(&body).to_string();

@@ -1,7 +1,7 @@
 //! `meshsim serve` under load on loopback: N tasks run the seed's script at once (stream a
 //! request, stop at input-required, stream the answer, read to completed, confirm with
-//! GetTask), each over its own connections, with work steps long enough that all N streams
-//! are open together. Every task must reach `completed`; the figures (streams held at
+//! GetTask), each over its own connections; every task holds its first stream open until all
+//! N are open together. Every task must reach `completed`; the figures (streams held at
 //! once, tasks completed, the server's peak RSS, p50/p99 latencies) are printed, not
 //! asserted against a clock.
 //!
@@ -15,6 +15,7 @@ use meshsim_protocol::{Dialect, RpcResult, StreamEvent, TaskState};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use tokio::sync::Barrier;
 
 /// What one task's run measured.
 struct Lifecycle {
@@ -58,8 +59,15 @@ async fn read_until(stream: &mut support::EventReader, state: TaskState) -> Vec<
     seen
 }
 
-/// The seed's script for one task: question, answer, completion.
-async fn lifecycle(client: Client, n: usize, gauge: Arc<Gauge>) -> Lifecycle {
+/// The seed's script for one task: question, answer, completion. Every task holds its first
+/// stream open at `all_open` until every other task has its own open too, so the server
+/// carries all of them at once however the machine schedules the clients.
+async fn lifecycle(
+    client: Client,
+    n: usize,
+    gauge: Arc<Gauge>,
+    all_open: Arc<Barrier>,
+) -> Lifecycle {
     let started = Instant::now();
     let mut stream = client
         .send_streaming(client.message(&format!("plan {n}"), None))
@@ -72,6 +80,7 @@ async fn lifecycle(client: Client, n: usize, gauge: Arc<Gauge>) -> Lifecycle {
         .task_id()
         .expect("the first event names the task")
         .to_string();
+    all_open.wait().await;
     let states = read_until(&mut stream, TaskState::InputRequired).await;
     drop(stream);
     gauge.closed();
@@ -157,6 +166,7 @@ fn load(tasks: usize, work_ms: (u64, u64)) {
         .build()
         .expect("runtime");
     let gauge = Arc::new(Gauge::default());
+    let all_open = Arc::new(Barrier::new(tasks));
     let started = Instant::now();
     let results = runtime.block_on(async {
         let mut running = Vec::new();
@@ -164,7 +174,7 @@ fn load(tasks: usize, work_ms: (u64, u64)) {
             let client = Client::new(Target::Tcp(addr), Dialect::V1_0);
             running.push(tokio::spawn(meshsim_time::timeout(
                 Duration::from_secs(120),
-                lifecycle(client, n, Arc::clone(&gauge)),
+                lifecycle(client, n, Arc::clone(&gauge), Arc::clone(&all_open)),
             )));
             // A ramp of 100 connections per 20 ms stays under the listen backlog.
             if n % 100 == 99 {
@@ -216,7 +226,7 @@ fn load(tasks: usize, work_ms: (u64, u64)) {
         lost.len(),
         &lost[..lost.len().min(5)]
     );
-    // Every stream was open at the same time (the ramp is far shorter than a work step).
+    // Every stream was open at the same time: each task held its first one at the barrier.
     assert_eq!(gauge.peak.load(Ordering::SeqCst), tasks);
 }
 
