@@ -2,8 +2,10 @@
 //! request vectors of every dialect, mutated (members deleted, values of other types, huge
 //! numbers, truncated bytes), posted in process to a runtime of every dialect. Whatever
 //! arrives, the answer is HTTP 200 with a JSON-RPC 2.0 response (a result, an error with an
-//! integer code and a message, or an SSE stream), never a panic.
+//! integer code and a message, or an SSE stream whose every event is such a response), never
+//! a panic: not in the handler, and not in a task that feeds a stream.
 //!
+//! Streams are read to their end on a paused tokio clock, so work steps cost no real time.
 //! `MESHSIM_FUZZ_CASES / 50` cases (default 2,000) in `cargo test`.
 
 use axum::body::Body;
@@ -18,7 +20,75 @@ use proptest::test_runner::Config;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 use tower::ServiceExt;
+
+/// Panics on the fuzzing thread, including inside spawned stream tasks (the current-thread
+/// runtime runs them there), whose panics tokio catches and the response alone would never
+/// show. Other tests of this binary run on other threads and are not counted.
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+static FUZZING_THREAD: OnceLock<std::thread::ThreadId> = OnceLock::new();
+
+fn count_panics() {
+    FUZZING_THREAD
+        .set(std::thread::current().id())
+        .expect("one fuzzing thread");
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if FUZZING_THREAD.get() == Some(&std::thread::current().id()) {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+        }
+        previous(info);
+    }));
+}
+
+/// Longer than any stream of the built-in script runs on the paused clock; a stream still open
+/// then (a subscriber kept open at `input-required`) is judged on the events it sent.
+const STREAM_WINDOW: Duration = Duration::from_secs(600);
+
+/// The body's bytes up to its end or [`STREAM_WINDOW`], or the body's error.
+async fn read_stream(mut body: Body) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let read = async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|error| error.to_string())?;
+            if let Some(data) = frame.data_ref() {
+                bytes.extend_from_slice(data);
+            }
+        }
+        Ok::<(), String>(())
+    };
+    match tokio::time::timeout(STREAM_WINDOW, read).await {
+        Ok(Err(error)) => Err(error),
+        Ok(Ok(())) | Err(_) => Ok(bytes),
+    }
+}
+
+/// Each `data:` payload of an SSE body.
+fn sse_payloads(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| data.trim().to_string())
+        .collect()
+}
+
+/// Whether `answer` is a JSON-RPC 2.0 response: a result, or an error with an integer code
+/// and a message.
+fn check_response(answer: &Value) -> Result<(), String> {
+    if answer["jsonrpc"] != "2.0" {
+        return Err(format!("not JSON-RPC 2.0: {answer}"));
+    }
+    match answer.get("error") {
+        Some(error) if error["code"].is_i64() && error["message"].is_string() => Ok(()),
+        Some(_) => Err(format!(
+            "an error without an integer code and a message: {answer}"
+        )),
+        None if answer.get("result").is_some() => Ok(()),
+        None => Err(format!("neither result nor error: {answer}")),
+    }
+}
 
 fn cases() -> u32 {
     let total = std::env::var("MESHSIM_FUZZ_CASES")
@@ -133,8 +203,10 @@ fn mutated() -> impl Strategy<Value = (Dialect, Vec<u8>)> {
 
 #[test]
 fn mutated_requests_always_get_a_json_rpc_answer() {
+    count_panics();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .build()
         .expect("runtime");
     let routers: Vec<(Dialect, axum::Router)> = Dialect::ALL
@@ -169,22 +241,20 @@ fn mutated_requests_always_get_a_json_rpc_answer() {
             .headers()
             .get("content-type")
             .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
-        if streaming {
-            // A stream started: the request was valid; its events are the runtime tests' job.
-            return Ok(());
-        }
-        let bytes = runtime
-            .block_on(response.into_body().collect())
-            .expect("body")
-            .to_bytes();
-        let answer: Value = serde_json::from_slice(&bytes).expect("a JSON answer");
-        prop_assert_eq!(&answer["jsonrpc"], "2.0", "{}", answer);
-        match answer.get("error") {
-            Some(error) => {
-                prop_assert!(error["code"].is_i64(), "{}", answer);
-                prop_assert!(error["message"].is_string(), "{}", answer);
-            }
-            None => prop_assert!(answer.get("result").is_some(), "{}", answer),
+        let read = runtime.block_on(read_stream(response.into_body()));
+        prop_assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic answering {} to a {} runtime", sent_in, dialect);
+        let bytes = read.map_err(|error| TestCaseError::fail(format!("the body broke: {error}")))?;
+        let answers: Vec<String> = if streaming {
+            sse_payloads(&bytes)
+        } else {
+            vec![String::from_utf8_lossy(&bytes).to_string()]
+        };
+        prop_assert!(!answers.is_empty(), "a stream without an event");
+        for answer in answers {
+            let answer: Value = serde_json::from_str(&answer)
+                .map_err(|error| TestCaseError::fail(format!("not JSON ({error}): {answer}")))?;
+            check_response(&answer).map_err(TestCaseError::fail)?;
         }
     });
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
 }
