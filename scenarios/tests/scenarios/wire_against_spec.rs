@@ -16,7 +16,7 @@
 #[path = "../../../protocol/tests/wire/support/proto.rs"]
 mod proto;
 
-use self::proto::Proto;
+use self::proto::{Proto, envelope_problems, response_problems};
 use meshsim_consumer::{NaiveConsumer, ReconcilingConfig, ReconcilingConsumer};
 use meshsim_protocol::Dialect;
 use meshsim_protocol::detect::detect;
@@ -113,21 +113,6 @@ impl ProtoSpec {
             rpcs,
         }
     }
-}
-
-/// v1.0 JSON-RPC envelopes carry only these members.
-fn envelope_problems(document: &Value, allowed: &[&str]) -> Vec<String> {
-    let mut problems: Vec<String> = document
-        .as_object()
-        .into_iter()
-        .flat_map(|object| object.keys())
-        .filter(|key| !allowed.contains(&key.as_str()))
-        .map(|key| format!("the envelope has `{key}`"))
-        .collect();
-    if document["jsonrpc"] != "2.0" {
-        problems.push("jsonrpc is not 2.0".to_string());
-    }
-    problems
 }
 
 /// What one message is, for the counts: `card`, or a method and the message's role.
@@ -319,17 +304,7 @@ impl Checker {
             problems.extend(spec.proto.check(request, &document["params"], "params"));
             return problems;
         }
-        let mut problems = envelope_problems(document, &["jsonrpc", "id", "result", "error"]);
-        match (document.get("result"), document.get("error")) {
-            (Some(result), None) => problems.extend(spec.proto.check(response, result, "result")),
-            (None, Some(error)) => {
-                if !error["code"].is_i64() || !error["message"].is_string() {
-                    problems.push("an error needs an integer code and a message".to_string());
-                }
-            }
-            _ => problems.push("a response has exactly one of result and error".to_string()),
-        }
-        problems
+        response_problems(&spec.proto, response, document)
     }
 }
 
