@@ -59,7 +59,7 @@ async fn read_stream(mut body: Body) -> Result<Vec<u8>, String> {
         }
         Ok::<(), String>(())
     };
-    match tokio::time::timeout(STREAM_WINDOW, read).await {
+    match meshsim_time::timeout(STREAM_WINDOW, read).await {
         Ok(Err(error)) => Err(error),
         Ok(Ok(())) | Err(_) => Ok(bytes),
     }
