@@ -248,6 +248,19 @@ pub fn raw_error(
     dialect: Dialect,
     method: Method,
 ) -> RpcError {
+    let json = raw_post(base, headers, body);
+    let response = dialect
+        .codec()
+        .decode_response(&json, Some(method))
+        .unwrap_or_else(|error| panic!("{dialect} does not decode {json}: {error}"));
+    match response.outcome {
+        Err(error) => error,
+        Ok(result) => panic!("expected an error, got {result:?}"),
+    }
+}
+
+/// POSTs `body` to `base` over HTTP/1.0 with `headers`; the JSON answer as served.
+pub fn raw_post(base: &str, headers: &[(&str, &str)], body: &Value) -> Value {
     let authority = base.trim_start_matches("http://");
     let body = body.to_string();
     let mut request = format!(
@@ -272,17 +285,9 @@ pub fn raw_error(
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("not an HTTP answer: {answer}"));
     assert!(head.contains(" 200 "), "errors travel as HTTP 200: {head}");
-    let json: Value = serde_json::from_str(body).unwrap_or_else(|error| {
+    serde_json::from_str(body).unwrap_or_else(|error| {
         panic!("the answer is not JSON ({error}): {body}");
-    });
-    let response = dialect
-        .codec()
-        .decode_response(&json, Some(method))
-        .unwrap_or_else(|error| panic!("{dialect} does not decode {json}: {error}"));
-    match response.outcome {
-        Err(error) => error,
-        Ok(result) => panic!("expected an error, got {result:?}"),
-    }
+    })
 }
 
 /// The reconciling consumer runs the seed's job against the agent at `base`: it completes
