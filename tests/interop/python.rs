@@ -3,13 +3,16 @@
 //! seed's script) on loopback: `meshsim probe` measures it; the client decodes everything
 //! it sends in v1.0 and, through the SDK's compatibility layer, v0.3; the reconciling
 //! consumer completes a task through `input-required`; and the `a2a-python-1.3`
-//! personality, served by `meshsim serve`, measures the same profile in both dialects.
+//! personality, served by `meshsim serve`, measures the same profile in both dialects. The
+//! SDK's own client (`interop/python/client.py`) is the witness of every built-in
+//! personality in v1.0 and v0.3.
 //!
 //! One agent process serves every step and is killed when the test ends, pass or fail.
 
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
-use crate::support::decoding::{play_script, raw_error, raw_post, reasons, reconciling_completes};
+use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
 use crate::support::process::{official_python_client, probe, start_agent, start_mock};
+use crate::support::witness::assert_witnessed;
 use crate::support::{Sdk, install, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
 use serde_json::json;
@@ -56,59 +59,18 @@ fn a2a_python_sdk_interop_and_calibration() {
     drop(agent);
 }
 
-/// The official a2a-sdk client as a witness of every built-in personality in v1.0: after a
-/// completed lifecycle its `get_task` parses the completed state, the whole conversation
-/// and the artifact, exactly as many messages and artifacts as the runtime serves for that
-/// task; an unknown task is its `TaskNotFoundError`.
+/// The official a2a-sdk client as a witness of every built-in personality in each dialect
+/// it speaks (v1.0, and v0.3 through its compatibility transport, chosen from the Card): it
+/// parses the documented lifecycle, and after it exactly what the runtime serves for each
+/// task it read back (`support::witness`).
 #[test]
-fn the_official_python_client_reads_back_every_v1_personality() {
+fn the_official_python_client_reads_back_every_personality() {
     let Some(()) = install(SDK) else { return };
-    for personality in meshsim_runtimes::BUILTIN_NAMES {
-        let (_mock, url) = start_mock(personality, "v1.0");
-        let seen = official_python_client(&url);
-        let context = format!("{personality}: the client saw {seen}");
-        let first = seen["first_turn"]["states"].as_array().expect("states");
-        assert_eq!(
-            first.last().unwrap(),
-            "TASK_STATE_INPUT_REQUIRED",
-            "{context}"
-        );
-        let read = &seen["get_task"];
-        assert_eq!(read["id"], seen["follow_up"]["task_id"], "{context}");
-        assert_eq!(read["state"], "TASK_STATE_COMPLETED", "{context}");
-        let history = read["history"].as_array().expect("history");
-        let said = |role: &str, text: &str| {
-            history
-                .iter()
-                .any(|message| message["role"] == role && message["text"] == text)
-        };
-        assert!(said("ROLE_USER", "markdown"), "{context}");
-        assert!(
-            history.iter().any(|m| m["role"] == "ROLE_AGENT"),
-            "{context}"
-        );
-        assert_eq!(
-            read["artifacts"].as_array().map(Vec::len),
-            Some(1),
-            "{context}"
-        );
-
-        // What the runtime serves for that task, read without any client library.
-        let get = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask",
-            "params": {"id": read["id"]}});
-        let served = raw_post(&url, &[("A2A-Version", "1.0")], &get);
-        let task = &served["result"];
-        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{context}");
-        let count = |value: &serde_json::Value| value.as_array().map_or(0, Vec::len);
-        assert_eq!(history.len(), count(&task["history"]), "{context}");
-        assert_eq!(
-            count(&read["artifacts"]),
-            count(&task["artifacts"]),
-            "{context}"
-        );
-        assert_eq!(
-            seen["unknown_task"]["error"], "TaskNotFoundError",
-            "{context}"
-        );
+    for personality in meshsim_runtimes::builtins() {
+        for dialect in [Dialect::V1_0, Dialect::V0_3] {
+            let (_mock, url) = start_mock(&personality.name, dialect.name());
+            let seen = official_python_client(&url);
+            assert_witnessed(&personality, dialect, &url, &seen);
+        }
     }
 }

@@ -6,6 +6,7 @@
 pub mod calibration;
 pub mod decoding;
 pub mod process;
+pub mod witness;
 
 use std::path::PathBuf;
 use std::process::Command;
