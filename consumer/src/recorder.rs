@@ -1,5 +1,5 @@
-//! Builds a [`JobReport`] as a job runs, and emits one `meshsim::consumer` trace event per
-//! applied state, decision and anomaly.
+//! Builds a [`JobReport`] as a job runs, and emits one consumer trace event per applied
+//! state, decision and anomaly.
 
 use crate::ledger::EventRef;
 use crate::profile::PeerLifecycleProfile;
@@ -8,6 +8,7 @@ use crate::report::{
     TaskView,
 };
 use meshsim_protocol::TaskState;
+use meshsim_trace::{Applied, TraceEvent};
 use std::time::Duration;
 
 /// The report of one job, in the making.
@@ -24,7 +25,12 @@ pub struct Recorder {
 impl Recorder {
     /// Starts the report of `job` by `consumer` against `peer`.
     pub fn new(job: &str, consumer: &str, peer: &str) -> Self {
-        tracing::info!(target: "meshsim::consumer", job, consumer, peer, event = "job-start");
+        TraceEvent::JobStart {
+            job: job.into(),
+            consumer: consumer.into(),
+            peer: peer.into(),
+        }
+        .emit();
         Recorder {
             job: job.to_string(),
             consumer: consumer.to_string(),
@@ -49,16 +55,15 @@ impl Recorder {
         at: EventRef,
         timestamp: Option<String>,
     ) {
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            task = task_id,
-            event = "applied",
-            from = from.map(TaskState::name).unwrap_or("none"),
-            state = to.name(),
-            connection = at.connection,
-            index = at.index,
-        );
+        TraceEvent::Applied(Applied {
+            job: self.job.as_str().into(),
+            task: task_id.into(),
+            from,
+            state: to,
+            connection: at.connection,
+            index: at.index,
+        })
+        .emit();
         self.view(task_id).applied.push(AppliedEvent {
             from,
             to,
@@ -75,14 +80,13 @@ impl Recorder {
     /// Records an anomaly.
     pub fn anomaly(&mut self, task_id: &str, kind: AnomalyKind, detail: impl Into<String>) {
         let detail = detail.into();
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            task = task_id,
-            event = "anomaly",
-            kind = ?kind,
-            detail = %detail,
-        );
+        TraceEvent::Anomaly {
+            job: self.job.as_str().into(),
+            task: task_id.into(),
+            kind: format!("{kind:?}").into(),
+            detail: detail.as_str().into(),
+        }
+        .emit();
         self.anomalies.push(Anomaly {
             task_id: task_id.to_string(),
             kind,
@@ -92,27 +96,25 @@ impl Recorder {
 
     /// Traces a decision (what the consumer does next and why).
     pub fn decision(&self, task_id: &str, decision: &str, reason: &str) {
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            task = task_id,
-            event = "decision",
-            decision,
-            reason,
-        );
+        TraceEvent::Decision {
+            job: self.job.as_str().into(),
+            task: task_id.into(),
+            decision: decision.into(),
+            reason: reason.into(),
+        }
+        .emit();
     }
 
     /// Records that a local deadline expired.
     pub fn deadline(&mut self, task_id: &str, state: TaskState, limit: Duration) {
         let limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            task = task_id,
-            event = "deadline",
-            state = state.name(),
+        TraceEvent::Deadline {
+            job: self.job.as_str().into(),
+            task: task_id.into(),
+            state,
             limit_ms,
-        );
+        }
+        .emit();
         self.deadlines.push(DeadlineHit {
             task_id: task_id.to_string(),
             state,
@@ -122,14 +124,13 @@ impl Recorder {
 
     /// Records that the consumer stopped following `task_id`, and what its cancel did.
     pub fn abandoned(&mut self, task_id: &str, reason: &str, cancel: CancelResult) {
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            task = task_id,
-            event = "abandoned",
-            reason,
-            cancel = ?cancel,
-        );
+        TraceEvent::Abandoned {
+            job: self.job.as_str().into(),
+            task: task_id.into(),
+            reason: reason.into(),
+            cancel: format!("{cancel:?}").into(),
+        }
+        .emit();
         self.view(task_id).abandoned = Some(Abandonment {
             reason: reason.to_string(),
             cancel,
@@ -153,12 +154,11 @@ impl Recorder {
 
     /// Finishes the report with the accepted outcome.
     pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
-        tracing::info!(
-            target: "meshsim::consumer",
-            job = %self.job,
-            event = "outcome",
-            outcome = ?outcome,
-        );
+        TraceEvent::Outcome {
+            job: self.job.as_str().into(),
+            outcome: format!("{outcome:?}").into(),
+        }
+        .emit();
         let tasks = self
             .tasks
             .into_iter()

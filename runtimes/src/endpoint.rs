@@ -13,6 +13,7 @@ use meshsim_protocol::{
     DecodeError, Dialect, ErrorCode, Message, Method, Request, RequestId, Role, RpcError,
     RpcRequest, RpcResponse, RpcResult, version,
 };
+use meshsim_trace::TraceEvent;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -165,8 +166,10 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
         Request::SendMessage(params) => {
             accepts(host, &params.message)?;
             if let Some(reply) = tck::direct_reply(&params.message) {
-                tracing::info!(target: "meshsim::runtime", runtime = host.personality.name.as_str(),
-                    "direct reply");
+                TraceEvent::DirectReply {
+                    runtime: host.personality.name.as_str().into(),
+                }
+                .emit();
                 return Ok(Answer::Result(Box::new(RpcResult::Message(reply))));
             }
             let configuration = params.configuration.clone().unwrap_or_default();
@@ -234,8 +237,12 @@ fn answer_error(
     let method_name = method
         .and_then(|method| dialect.codec().method_name(method))
         .unwrap_or("-");
-    tracing::info!(target: "meshsim::runtime", runtime = host.personality.name.as_str(),
-        method = method_name, code = error.code.code(), "error answered");
+    TraceEvent::ErrorAnswered {
+        runtime: host.personality.name.as_str().into(),
+        method: method_name.into(),
+        code: error.code.code(),
+    }
+    .emit();
     json(
         dialect,
         method,

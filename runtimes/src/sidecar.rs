@@ -15,6 +15,7 @@ use axum::extract::{Request, State};
 use axum::http::{Response, StatusCode, Uri};
 use http_body_util::BodyExt;
 use hyper::body::{Frame, Incoming};
+use meshsim_trace::TraceEvent;
 use serde::{Deserialize, Serialize};
 use std::error::Error;
 use std::fmt;
@@ -149,14 +150,22 @@ where
     let response = match head.await {
         Ok(Ok(response)) => response,
         Ok(Err(problem)) => {
-            tracing::info!(target: "meshsim::runtime", path, problem = %problem, "sidecar upstream error");
+            TraceEvent::SidecarUpstreamError {
+                path: path.as_str().into(),
+                problem: problem.to_string().into(),
+            }
+            .emit();
             return plain(
                 StatusCode::BAD_GATEWAY,
                 "upstream connect error or disconnect",
             );
         }
         Err(cut) => {
-            tracing::info!(target: "meshsim::runtime", path, reason = cut.name(), "sidecar cut");
+            TraceEvent::SidecarCut {
+                path: path.as_str().into(),
+                reason: cut.name().into(),
+            }
+            .emit();
             let status = match cut {
                 Cut::Route => StatusCode::GATEWAY_TIMEOUT,
                 Cut::Idle => StatusCode::REQUEST_TIMEOUT,
@@ -190,8 +199,11 @@ where
                     return Some((Err(problem.into()), relay));
                 }
                 Err(cut) => {
-                    tracing::info!(target: "meshsim::runtime", path = relay.path.as_str(),
-                        reason = cut.name(), "sidecar cut");
+                    TraceEvent::SidecarCut {
+                        path: relay.path.as_str().into(),
+                        reason: cut.name().into(),
+                    }
+                    .emit();
                     relay.cut = true;
                     return Some((Err(Box::new(cut) as BoxError), relay));
                 }

@@ -19,14 +19,13 @@ use meshsim_protocol::{
     SendMessageParams, StreamEvent, Task, TaskArtifactUpdateEvent, TaskList, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
+use meshsim_trace::{TaskOrigin, TraceEvent};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
-
-const TARGET: &str = "meshsim::runtime";
 
 /// One runtime instance: its personality, its clock, its store.
 pub(crate) struct Host {
@@ -335,12 +334,16 @@ impl Host {
             }],
             fate: None,
         });
-        let created_by = match origin {
-            Origin::New => "new",
-            Origin::FollowUpCreated { .. } => "follow-up",
-        };
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, origin = created_by,
-            to = TaskState::Submitted.name(), "task created");
+        TraceEvent::TaskCreated {
+            runtime: self.name().into(),
+            task: id.as_str().into(),
+            origin: match origin {
+                Origin::New => TaskOrigin::New,
+                Origin::FollowUpCreated { .. } => TaskOrigin::FollowUp,
+            },
+            to: TaskState::Submitted,
+        }
+        .emit();
         let seq = store.next_seq;
         store.next_seq += 1;
         let updated = store.next_update;
@@ -380,7 +383,11 @@ impl Host {
         if seq >= u64::from(self.personality.stalled_first_tasks) {
             self.start_turn(store, &id, &input);
         } else {
-            tracing::info!(target: TARGET, runtime = self.name(), task = %id, "task stalled");
+            TraceEvent::TaskStalled {
+                runtime: self.name().into(),
+                task: id.as_str().into(),
+            }
+            .emit();
         }
         let settled = (!streaming).then(|| self.waiter(store, &id)).flatten();
         Ok(Sent {
@@ -414,7 +421,11 @@ impl Host {
                 ));
             };
             store.tasks.remove(&id);
-            tracing::info!(target: TARGET, runtime = self.name(), task = %id, "task evicted");
+            TraceEvent::TaskEvicted {
+                runtime: self.name().into(),
+                task: id.as_str().into(),
+            }
+            .emit();
         }
         Ok(())
     }
@@ -501,7 +512,11 @@ impl Host {
         let entry = store.tasks.get_mut(id).ok_or_else(|| not_found(id))?;
         entry.queued.push_back(message);
         let accepted = entry.task.clone();
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, "follow-up queued");
+        TraceEvent::FollowUpQueued {
+            runtime: self.name().into(),
+            task: id.into(),
+        }
+        .emit();
         let stream = streaming.then(|| self.attach(store, id, "queued follow-up"));
         let settled = (!streaming).then(|| self.waiter(store, id)).flatten();
         Ok(Sent {
@@ -521,8 +536,12 @@ impl Host {
             let dropped = entry.queued.len();
             entry.queued.clear();
             if dropped > 0 {
-                tracing::info!(target: TARGET, runtime = self.name(), task = %id, dropped,
-                    "queued follow-ups dropped");
+                TraceEvent::FollowUpsDropped {
+                    runtime: self.name().into(),
+                    task: id.into(),
+                    dropped: u64::try_from(dropped).unwrap_or(u64::MAX),
+                }
+                .emit();
             }
             return;
         }
@@ -536,8 +555,12 @@ impl Host {
             FollowUp::Resume => false,
             FollowUp::ResumeWithDuplicateSubmitted => true,
             FollowUp::NewTask | FollowUp::NotFound => {
-                tracing::info!(target: TARGET, runtime = self.name(), task = %id, dropped = 1,
-                    "queued follow-ups dropped");
+                TraceEvent::FollowUpsDropped {
+                    runtime: self.name().into(),
+                    task: id.into(),
+                    dropped: 1,
+                }
+                .emit();
                 return;
             }
         };
@@ -645,8 +668,13 @@ impl Host {
             entry.active = false;
         }
         self.truth.transition(id, self.clock.now(), state);
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, from = from.name(),
-            to = state.name(), "transition");
+        TraceEvent::Transition {
+            runtime: self.name().into(),
+            task: id.into(),
+            from,
+            to: state,
+        }
+        .emit();
         let closes = self.personality.stream_close.closes_on(state);
         let event = self.status_event(&entry.task, closes);
         let task = entry.task.clone();
@@ -700,7 +728,13 @@ impl Host {
             last_chunk: Some(last),
             metadata: None,
         });
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, chunk, last, "artifact");
+        TraceEvent::Artifact {
+            runtime: self.name().into(),
+            task: id.into(),
+            chunk: u64::from(chunk),
+            last,
+        }
+        .emit();
         self.emit(store, id, event, None);
     }
 
@@ -783,8 +817,13 @@ impl Host {
         if !entry.task.status.state.is_terminal() {
             self.truth.reaped(id, self.clock.now(), reason);
         }
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id,
-            state = entry.task.status.state.name(), reason, "task reaped");
+        TraceEvent::TaskReaped {
+            runtime: self.name().into(),
+            task: id.into(),
+            state: entry.task.status.state,
+            reason: reason.into(),
+        }
+        .emit();
     }
 
     // ---- streams -----------------------------------------------------------------------
@@ -796,7 +835,13 @@ impl Host {
         if let Some(entry) = store.tasks.get_mut(id) {
             entry.streams.insert(stream, sender);
         }
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, stream, kind, "stream open");
+        TraceEvent::TaskStreamOpen {
+            runtime: self.name().into(),
+            task: id.into(),
+            stream,
+            kind: kind.into(),
+        }
+        .emit();
         Subscription {
             task_id: id.to_string(),
             events,
@@ -818,7 +863,13 @@ impl Host {
         if entry.creator_stream == Some(stream) {
             entry.creator_stream = None;
         }
-        tracing::info!(target: TARGET, runtime = self.name(), task = %id, stream, reason, "stream close");
+        TraceEvent::TaskStreamClose {
+            runtime: self.name().into(),
+            task: id.into(),
+            stream,
+            reason: reason.into(),
+        }
+        .emit();
         if self.personality.reaping == Reaping::OnStreamClose && entry.streams.is_empty() {
             self.reap(store, id, "stream closed");
         }

@@ -10,6 +10,7 @@ use meshsim_protocol::{
     Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, sse,
 };
 use meshsim_time::{Instant, Interval};
+use meshsim_trace::TraceEvent;
 use std::convert::Infallible;
 
 /// What a stream body needs between two events.
@@ -85,8 +86,12 @@ fn event_frame(state: &StreamState, mut event: StreamEvent) -> String {
         outcome: Ok(RpcResult::Event(event)),
     };
     let encoded = codec.encode_response(&response).or_else(|problem| {
-        tracing::info!(target: "meshsim::runtime", task = %state.subscription.task_id,
-            code = ErrorCode::InternalError.code(), problem = %problem, "error answered");
+        TraceEvent::StreamErrorAnswered {
+            task: state.subscription.task_id.as_str().into(),
+            code: ErrorCode::InternalError.code(),
+            problem: problem.to_string().into(),
+        }
+        .emit();
         let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
         codec.encode_response(&RpcResponse {
             id: state.request_id.clone(),

@@ -19,6 +19,7 @@ use meshsim_protocol::{
     AgentCard, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request, RequestId, Role,
     RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, detect, sse, version,
 };
+use meshsim_trace::TraceEvent;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
@@ -73,14 +74,13 @@ impl<C: Connector> A2aClient<C> {
             match fetch_card(&connector, &url, &config).await {
                 Ok((card, dialect)) => {
                     let endpoint = card_endpoint(&card).unwrap_or_else(|| base_uri.clone());
-                    tracing::info!(
-                        target: "meshsim::consumer",
-                        event = "card",
-                        path,
-                        dialect = dialect.name(),
-                        version = %card.version,
-                        streaming = ?card.capabilities.streaming,
-                    );
+                    TraceEvent::Card {
+                        path: path.into(),
+                        dialect: dialect.name().into(),
+                        version: card.version.as_str().into(),
+                        streaming: card.capabilities.streaming,
+                    }
+                    .emit();
                     return Ok(A2aClient {
                         connector,
                         config,
@@ -264,7 +264,11 @@ impl<C: Connector> A2aClient<C> {
             .encode_request(&RpcRequest { id, request })
             .map_err(ClientError::Encode)?;
         for loss in &encoded.losses {
-            tracing::info!(target: "meshsim::consumer", event = "encode-loss", method = ?method, loss = %loss);
+            TraceEvent::EncodeLoss {
+                method: format!("{method:?}").into(),
+                loss: loss.to_string().into(),
+            }
+            .emit();
         }
         let body = serde_json::to_vec(&encoded.value)
             .map_err(|error| ClientError::Malformed(error.to_string()))?;

@@ -10,7 +10,8 @@
 //! server's send time.
 
 use crate::scenario::{CONSUMER_HOST, SIDECAR_HOST};
-use meshsim_sim::trace::{FAULT_TARGET, NET_TARGET, SIM_HOST};
+use meshsim_sim::trace::SIM_HOST;
+use meshsim_trace::{FAULT_TARGET, NET_TARGET};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 

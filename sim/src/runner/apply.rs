@@ -8,7 +8,8 @@ use super::config::RunConfig;
 use super::record::Outcome;
 use super::runner::Reports;
 use crate::fault::{Fault, Hooks};
-use crate::trace::{FAULT_TARGET, to_canonical_json};
+use crate::trace::to_canonical_json;
+use meshsim_trace::TraceEvent;
 
 /// Links whose latency or loss a fault changed, to be restored on heal.
 #[derive(Default)]
@@ -40,7 +41,11 @@ impl World<'_, '_> {
         let detail = serde_json::to_value(fault)
             .map(|value| to_canonical_json(&value))
             .unwrap_or_default();
-        tracing::info!(target: FAULT_TARGET, event = "fault", at_ms, fault = %detail);
+        TraceEvent::Fault {
+            at_ms,
+            fault: detail.into(),
+        }
+        .emit();
         let sim = &mut *self.sim;
         match fault {
             Fault::Partition { a, b } => sim.partition(a.as_str(), b.as_str()),
@@ -101,13 +106,12 @@ impl World<'_, '_> {
             .filter(|(_, report)| report.outcome == Outcome::Crashed)
             .map(|(name, _)| name.clone())
             .collect();
-        tracing::info!(
-            target: FAULT_TARGET,
-            event = "heal",
-            bounced = %crashed.join(","),
-            latency_reset = self.touched.latency.len(),
-            loss_reset = self.touched.loss.len()
-        );
+        TraceEvent::Heal {
+            bounced: crashed.clone(),
+            latency_reset: u64::try_from(self.touched.latency.len()).unwrap_or(u64::MAX),
+            loss_reset: u64::try_from(self.touched.loss.len()).unwrap_or(u64::MAX),
+        }
+        .emit();
         for (i, a) in nodes.iter().enumerate() {
             for b in &nodes[i + 1..] {
                 // Release makes both directions healthy and delivers held messages.

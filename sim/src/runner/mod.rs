@@ -13,6 +13,3 @@ mod runner;
 pub use config::RunConfig;
 pub use record::{NodeReport, Outcome, Role, Run, RunRecord};
 pub use runner::{CheckPoint, HostResult, Phase, RunError, Runner};
-
-/// Tracing target of runner events (node exits, phase changes).
-pub const RUNNER_TARGET: &str = "meshsim::runner";

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 
-use super::RUNNER_TARGET;
 use super::apply::World;
 use super::config::RunConfig;
 use super::fast_forward::{Upcoming, idle_steps};
@@ -21,6 +20,7 @@ use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
 use crate::sim_time::SimTime;
 use crate::trace::Recorder;
+use meshsim_trace::TraceEvent;
 
 /// What host and client software returns (turmoil's result type).
 pub type HostResult = Result<(), Box<dyn Error>>;
@@ -260,7 +260,10 @@ impl Runner {
                     elapsed: now,
                     phase,
                 }) {
-                    tracing::info!(target: RUNNER_TARGET, event = "violation", message = %message);
+                    TraceEvent::Violation {
+                        message: message.as_str().into(),
+                    }
+                    .emit();
                     violation = Some(message);
                     break;
                 }
@@ -310,7 +313,7 @@ impl Runner {
         }
         let elapsed = world.sim.elapsed();
         time.set_elapsed(elapsed);
-        tracing::info!(target: RUNNER_TARGET, event = "end", clients_done);
+        TraceEvent::End { clients_done }.emit();
         // Stop recording before tearing the hosts down: the runtime drops `tokio::spawn`ed
         // tasks in an order that depends on process-global task ids.
         drop(guard);
@@ -427,12 +430,14 @@ async fn supervise(software: LocalFuture, reports: Reports, name: String) -> Hos
             error: format!("panicked: {}", panic_message(panic.as_ref())),
         },
     };
-    match &outcome {
-        Outcome::Err { error } => {
-            tracing::info!(target: RUNNER_TARGET, event = "exit", node = %name, outcome = "err", error = %error)
-        }
-        _ => tracing::info!(target: RUNNER_TARGET, event = "exit", node = %name, outcome = "ok"),
+    TraceEvent::Exit {
+        node: name.as_str().into(),
+        error: match &outcome {
+            Outcome::Err { error } => Some(error.as_str().into()),
+            _ => None,
+        },
     }
+    .emit();
     if let Some(report) = reports.borrow_mut().get_mut(&name) {
         report.outcome = outcome;
     }

@@ -6,6 +6,8 @@
 mod canonical;
 mod hash;
 mod recorder;
+#[cfg(test)]
+mod round_trip;
 mod user_log;
 
 pub use canonical::to_canonical_json;
@@ -15,9 +17,3 @@ pub use user_log::UserLog;
 
 /// The host name recorded for events that happen outside any host (faults, the runner).
 pub const SIM_HOST: &str = "sim";
-
-/// Tracing target of network events (connect, request, response, stream events and close).
-pub const NET_TARGET: &str = "meshsim::net";
-
-/// Tracing target of applied faults and phase changes.
-pub const FAULT_TARGET: &str = "meshsim::fault";

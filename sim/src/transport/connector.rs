@@ -12,7 +12,7 @@ use tower::Service;
 use turmoil::net::TcpStream;
 
 use super::TimeoutIo;
-use crate::trace::NET_TARGET;
+use meshsim_trace::{ConnectOutcome, TraceEvent};
 
 /// Dials turmoil TCP. Cheap to clone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,19 +77,29 @@ impl TurmoilConnector {
         let attempt = TcpStream::connect((host.to_string(), port));
         match meshsim_time::timeout(self.connect_timeout, attempt).await {
             Ok(Ok(stream)) => {
-                tracing::info!(target: NET_TARGET, event = "connect", to = %target, outcome = "ok");
+                TraceEvent::Connect {
+                    to: target.as_str().into(),
+                    outcome: ConnectOutcome::Ok,
+                }
+                .emit();
                 Ok(TimeoutIo::new(stream)
                     .with_read_idle(self.read_idle)
                     .with_write_stall(self.write_stall))
             }
             Ok(Err(source)) => {
-                tracing::info!(
-                    target: NET_TARGET, event = "connect", to = %target, outcome = "error", error = %source
-                );
+                TraceEvent::Connect {
+                    to: target.as_str().into(),
+                    outcome: ConnectOutcome::Error(source.to_string().into()),
+                }
+                .emit();
                 Err(ConnectError::Io { target, source })
             }
             Err(_) => {
-                tracing::info!(target: NET_TARGET, event = "connect", to = %target, outcome = "timeout");
+                TraceEvent::Connect {
+                    to: target.as_str().into(),
+                    outcome: ConnectOutcome::Timeout,
+                }
+                .emit();
                 Err(ConnectError::Timeout {
                     target,
                     after: self.connect_timeout,

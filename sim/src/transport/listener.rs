@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::serve::Listener;
 use turmoil::net::{TcpListener, TcpStream};
 
-use crate::trace::NET_TARGET;
+use meshsim_trace::TraceEvent;
 
 /// A listening turmoil socket on the current host.
 pub struct SimListener {
@@ -41,7 +41,10 @@ impl Listener for SimListener {
             match self.inner.accept().await {
                 Ok(accepted) => return accepted,
                 Err(err) => {
-                    tracing::warn!(target: NET_TARGET, event = "accept_error", error = %err);
+                    TraceEvent::AcceptFailed {
+                        error: err.to_string().into(),
+                    }
+                    .emit();
                     meshsim_time::sleep(Duration::from_millis(10)).await;
                 }
             }

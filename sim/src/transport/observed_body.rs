@@ -9,7 +9,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
-use crate::trace::NET_TARGET;
+use meshsim_trace::{StreamEnd, TraceEvent};
 
 /// `inner`, observed as the stream of connection `conn`.
 pub(super) struct ObservedBody {
@@ -29,17 +29,14 @@ impl ObservedBody {
         }
     }
 
-    fn close(&mut self, outcome: &str, error: Option<String>) {
+    fn close(&mut self, end: StreamEnd<'_>) {
         self.closed = true;
-        let (conn, frames) = (self.conn, self.frames);
-        match error {
-            Some(error) => tracing::info!(
-                target: NET_TARGET, event = "stream_close", conn, frames, outcome, error
-            ),
-            None => {
-                tracing::info!(target: NET_TARGET, event = "stream_close", conn, frames, outcome)
-            }
+        TraceEvent::StreamClose {
+            conn: self.conn,
+            frames: self.frames,
+            end,
         }
+        .emit();
     }
 }
 
@@ -57,12 +54,16 @@ impl HttpBody for ObservedBody {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     this.frames += 1;
-                    let (conn, seq, bytes) = (this.conn, this.frames, data.len());
-                    tracing::info!(target: NET_TARGET, event = "stream_event", conn, seq, bytes);
+                    TraceEvent::StreamFrame {
+                        conn: this.conn,
+                        seq: this.frames,
+                        bytes: u64::try_from(data.len()).unwrap_or(u64::MAX),
+                    }
+                    .emit();
                 }
             }
-            Poll::Ready(Some(Err(err))) => this.close("error", Some(err.to_string())),
-            Poll::Ready(None) if !this.closed => this.close("end", None),
+            Poll::Ready(Some(Err(err))) => this.close(StreamEnd::Error(err.to_string().into())),
+            Poll::Ready(None) if !this.closed => this.close(StreamEnd::End),
             Poll::Ready(None) | Poll::Pending => {}
         }
         polled
@@ -80,7 +81,7 @@ impl HttpBody for ObservedBody {
 impl Drop for ObservedBody {
     fn drop(&mut self) {
         if !self.closed {
-            self.close("dropped", None);
+            self.close(StreamEnd::Dropped);
         }
     }
 }

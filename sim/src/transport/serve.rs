@@ -21,7 +21,7 @@ use tracing::Instrument;
 
 use super::observed_body::ObservedBody;
 use super::{HyperTimer, TimeoutIo};
-use crate::trace::NET_TARGET;
+use meshsim_trace::TraceEvent;
 
 /// Connection limits of [`serve_with`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub async fn serve_with<L: Listener>(
         let (io, _peer) = listener.accept().await;
         let conn = next_conn;
         next_conn += 1;
-        tracing::info!(target: NET_TARGET, event = "accept", conn);
+        TraceEvent::Accept { conn }.emit();
         let io = TimeoutIo::new(io).with_write_stall(Some(options.write_stall_timeout));
         let router = router.clone();
         let mut builder = http1::Builder::new();
@@ -70,12 +70,12 @@ pub async fn serve_with<L: Listener>(
         let connection = async move {
             let service = service_fn(move |request| handle(router.clone(), conn, request));
             match builder.serve_connection(TokioIo::new(io), service).await {
-                Ok(()) => {
-                    tracing::info!(target: NET_TARGET, event = "conn_close", conn, outcome = "ok")
+                Ok(()) => TraceEvent::ConnClose { conn, error: None }.emit(),
+                Err(err) => TraceEvent::ConnClose {
+                    conn,
+                    error: Some(err.to_string().into()),
                 }
-                Err(err) => tracing::info!(
-                    target: NET_TARGET, event = "conn_close", conn, outcome = "error", error = %err
-                ),
+                .emit(),
             }
         };
         // The span (the simulated host's, under turmoil) stays entered while the connection is
@@ -99,7 +99,12 @@ async fn handle(
 ) -> Result<Response<Body>, Infallible> {
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
-    tracing::info!(target: NET_TARGET, event = "request", conn, method, path);
+    TraceEvent::Request {
+        conn,
+        method: method.as_str().into(),
+        path: path.as_str().into(),
+    }
+    .emit();
     let response = router.oneshot(request).await?;
     let status = response.status().as_u16();
     let streaming = response
@@ -107,7 +112,14 @@ async fn handle(
         .get(CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("text/event-stream"));
-    tracing::info!(target: NET_TARGET, event = "response", conn, method, path, status, streaming);
+    TraceEvent::Response {
+        conn,
+        method: method.into(),
+        path: path.into(),
+        status,
+        streaming,
+    }
+    .emit();
     if streaming {
         Ok(response.map(|body| Body::new(ObservedBody::new(body, conn))))
     } else {
