@@ -32,7 +32,6 @@ fn assert_redispatched_after_each_cancel(report: &JobReport, truth: &GroundTruth
 }
 
 #[test]
-#[ignore = "regression open: since this session's merges the sends after a deadline cancel fail with \"connection closed before message completed\", so fewer deadlines than dispatches are reported; run with --ignored"]
 fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
     for dialect in Dialect::ALL {
         let mut personality = builtin("python-correct").unwrap();
@@ -71,7 +70,6 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
 }
 
 #[test]
-#[ignore = "regression open: since this session's merges the sends after a deadline cancel fail with \"connection closed before message completed\", so fewer deadlines than dispatches are reported; run with --ignored"]
 fn a_task_working_past_its_deadline_is_canceled_and_redispatched() {
     let mut personality = builtin("go-replaying").unwrap();
     // The long-running script works in 100 one-second steps: 100 s in `working`.
