@@ -3,7 +3,7 @@
 //! the same seed strikes its faults at the same exchange points; the built-in consumers run
 //! as programs (`meshsim consume`) get the simulation's verdicts; and the example consumers
 //! on the official Python and JavaScript SDKs (installed by `interop/install.sh`) show the
-//! seed's divergences, or hold.
+//! seed's divergences, or hold. `--timelines` draws a page for each run that did not hold.
 
 use crate::support::{Sdk, install, install_dir, repo};
 use meshsim_protocol::Dialect;
@@ -219,6 +219,53 @@ fn the_built_in_consumers_as_programs_get_the_simulations_verdicts_on_the_incide
             }
         }
     }
+}
+
+#[test]
+fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_held() {
+    let dir = std::env::temp_dir().join(format!("meshsim-check-timelines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let timelines = dir.join("pages");
+    let timelines_arg = timelines.display().to_string();
+    let mut args = vec!["--scenario", "seed-incident", "--seeds", "1"];
+    for runtime in SEED_RUNTIMES {
+        args.extend(["--runtime", runtime]);
+    }
+    args.extend(["--timelines", &timelines_arg]);
+    let (code, runs, _) = check(&args, &[meshsim(), "consume", "--consumer", "naive"]);
+    assert_eq!(code, 1, "{runs:#?}");
+    let mut pages: Vec<String> = std::fs::read_dir(&timelines)
+        .expect("the timelines directory was created")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    // The naive consumer diverges against go-replaying and jvm-reaping, and holds against
+    // python-correct: two pages, each named after its run and naming what broke.
+    assert_eq!(
+        pages,
+        [
+            "seed-incident-go-replaying-v1.0-seed0-r0.html",
+            "seed-incident-jvm-reaping-v1.0-seed0-r0.html"
+        ],
+        "{runs:#?}"
+    );
+    for (page, invariant) in pages.iter().zip(["no-double-apply", "view-matches-truth"]) {
+        let html = std::fs::read_to_string(timelines.join(page)).unwrap();
+        assert!(html.starts_with("<!doctype html>"), "{page}");
+        assert!(html.contains(invariant), "{page} names {invariant}: {html}");
+        assert!(
+            html.contains("meshsim check"),
+            "{page} says how to rerun: {html}"
+        );
+        for side in ["runtime", "consumer"] {
+            let header = format!("<th colspan=\"2\">{side}</th>");
+            assert!(
+                html.contains(&header),
+                "{page} has the {side}'s record: {html}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The must-show command's arguments: the seed's three runtimes on its incident, 3 seeds.
