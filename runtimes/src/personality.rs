@@ -262,9 +262,10 @@ pub enum Reaping {
     /// When the last stream attached to it closes (the seed's jvm-reaping: the store is
     /// keyed on the SSE connection's lifetime).
     OnStreamClose,
-    /// `after_ms` after its last transition, whatever its state.
+    /// `after_ms` after its last transition (or follow-up taken), whatever its state: a
+    /// long stretch of work in one state outlasts it.
     Ttl { after_ms: u64 },
-    /// `after_ms` after it entered `input-required` without a follow-up.
+    /// `after_ms` after it entered `input-required`, unless a follow-up was taken by then.
     InputRequiredTimeout { after_ms: u64 },
     /// Never.
     Never,

@@ -67,7 +67,9 @@ struct Entry {
     waiters: Vec<oneshot::Sender<Task>>,
     /// The stream that created the task, while it is attached.
     creator_stream: Option<u64>,
-    /// Transitions so far, so a reaping timer knows whether the task moved on.
+    /// Transitions and follow-ups taken so far, so a reaping timer knows whether the task
+    /// moved on (a task answered at `input-required` is not left without a follow-up, even
+    /// before its next turn's first transition).
     transitions: u64,
     resubscribes: u32,
     /// The artifact being streamed in chunks.
@@ -473,6 +475,7 @@ impl Host {
         mut message: Message,
     ) -> Option<String> {
         let entry = store.tasks.get_mut(id)?;
+        entry.transitions += 1;
         entry.script = entry.script.for_follow_up(&message);
         message.task_id = Some(id.to_string());
         message.context_id = entry.task.context_id.clone();
@@ -798,7 +801,7 @@ impl Host {
         ));
     }
 
-    /// Reaps the task if it made no transition since `transitions`.
+    /// Reaps the task if it made no transition and took no follow-up since `transitions`.
     pub(crate) fn reap_if_idle(&self, id: &str, transitions: u64, reason: &str) {
         let mut store = self.lock();
         if store

@@ -8,7 +8,8 @@
 //! a job that finishes after all is judged like any other.
 
 use meshsim_consumer::Job;
-use meshsim_runtimes::{CancelOutcome, FollowUp, Personality, Script};
+use meshsim_runtimes::{CancelOutcome, FollowUp, Personality, Reaping, Script};
+
 /// One rule: its name and what makes the job impossible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImpossibleRule {
@@ -40,12 +41,19 @@ pub const EVERY_TASK_STALLS: ImpossibleRule = ImpossibleRule {
     rule: "the peer's first `stalled_first_tasks` tasks never leave submitted, and giving each up only at the job's submitted deadline takes the whole job deadline",
 };
 
+/// The job's long work outlasts the peer's TTL, which reaps the task mid-work.
+pub const WORK_OUTLASTS_TTL: ImpossibleRule = ImpossibleRule {
+    name: "work-outlasts-ttl",
+    rule: "the job runs the `#long` script, whose work stays in `working` without a transition, and even its shortest (`long_running_steps × work.min_ms`) outlasts the peer's `reaping.ttl.after_ms`: every task is reaped mid-work",
+};
+
 /// Every rule, for `meshsim list` and the docs.
-pub const IMPOSSIBLE_RULES: [ImpossibleRule; 4] = [
+pub const IMPOSSIBLE_RULES: [ImpossibleRule; 5] = [
     NEW_TASK_PER_FOLLOW_UP,
     FOLLOW_UP_REFUSED,
     CANCEL_REFUSED,
     EVERY_TASK_STALLS,
+    WORK_OUTLASTS_TTL,
 ];
 
 /// The rule by which no consumer can finish `job` against a peer with `personality`, if
@@ -58,7 +66,13 @@ pub fn impossible(personality: &Personality, job: &Job) -> Option<ImpossibleRule
     if personality.stalled_first_tasks > 0 && stalls >= job.deadlines.job {
         return Some(EVERY_TASK_STALLS);
     }
-    if !Script::for_text(&job.request).asks() {
+    let script = Script::for_text(&job.request);
+    if let (Script::LongRunning, Reaping::Ttl { after_ms }) = (script, personality.reaping) {
+        let work = &personality.work;
+        let shortest = u64::from(work.long_running_steps.max(1)) * work.min_ms;
+        return (shortest > after_ms).then_some(WORK_OUTLASTS_TTL);
+    }
+    if !script.asks() {
         return None;
     }
     if job.cancel_at_input_required {
@@ -121,6 +135,28 @@ mod tests {
         assert_eq!(impossible(&peer, &cancelling), Some(CANCEL_REFUSED));
         peer.cancel.interrupted = CancelOutcome::Cancel;
         assert_eq!(impossible(&peer, &cancelling), None);
+    }
+
+    #[test]
+    fn a_ttl_makes_long_work_impossible_only_when_even_the_shortest_outlasts_it() {
+        let peer = |min_ms, max_ms| Personality {
+            reaping: Reaping::Ttl { after_ms: 1_000 },
+            work: meshsim_runtimes::WorkDurations {
+                min_ms,
+                max_ms,
+                long_running_steps: 10,
+            },
+            ..Personality::default()
+        };
+        let long = job("#long crunch the numbers");
+        assert_eq!(impossible(&peer(101, 200), &long), Some(WORK_OUTLASTS_TTL));
+        assert_eq!(impossible(&peer(50, 99), &long), None);
+        assert_eq!(impossible(&peer(101, 200), &job("#complete x")), None);
+        let never = Personality {
+            work: peer(101, 200).work,
+            ..Personality::default()
+        };
+        assert_eq!(impossible(&never, &long), None);
     }
 
     #[test]

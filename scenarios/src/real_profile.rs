@@ -8,8 +8,10 @@ use meshsim_runtimes::{FollowUp, Personality, Reaping, Resubscribe, UnknownTask}
 /// The profile `personality` really has, for a peer at `host` (`host:port`).
 pub fn real_profile(personality: &Personality, host: &str) -> PeerLifecycleProfile {
     let closes_on_input_required = personality.stream_close.closes_on(TaskState::InputRequired);
-    // A task reaped with its stream is gone once the stream closes at input-required.
-    let reaped_at_close = closes_on_input_required && personality.reaping == Reaping::OnStreamClose;
+    // A task reaped with its stream is gone once the stream ends at input-required: the
+    // peer closes it there, or the client closes it, having read what it waits for (a
+    // runtime that keeps the stream open still reaps the task when the client leaves).
+    let reaped_at_close = personality.reaping == Reaping::OnStreamClose;
     let resubscribe = if reaped_at_close {
         ResubscribeBehaviour::TaskNotFound
     } else {
@@ -89,6 +91,24 @@ mod tests {
         for profile in [python, go, jvm] {
             assert_eq!(profile.stream_closes_on_input_required, Some(true));
         }
+    }
+
+    #[test]
+    fn a_reaper_on_stream_close_loses_the_task_when_the_client_leaves_an_open_stream() {
+        // Swarm seed 45's runtime: streams stay open at input-required, and the task dies
+        // with its last stream, so the client stopping its read there loses it.
+        let personality = Personality {
+            reaping: Reaping::OnStreamClose,
+            stream_close: meshsim_runtimes::StreamClose::TerminalOnly,
+            ..Personality::default()
+        };
+        let profile = real_profile(&personality, "agent:9000");
+        assert_eq!(profile.stream_closes_on_input_required, Some(false));
+        assert_eq!(profile.task_survives_stream_close, Some(false));
+        assert_eq!(
+            profile.resubscribe_after_input_required,
+            Some(ResubscribeBehaviour::TaskNotFound)
+        );
     }
 
     #[test]

@@ -7,12 +7,16 @@
 //! changes no other knob's draw. The drawn personality is ordinary data: `replay` prints it
 //! as a personality file, which runs exactly like the draw.
 //!
-//! Two couplings keep every drawn job decidable from the personality (possible, or
+//! Three couplings keep every drawn job decidable from the personality (possible, or
 //! impossible by a rule the oracle states) instead of possible only by luck:
 //! - under a TTL reaper a work step takes at most half the TTL, or tasks would be reaped
 //!   mid-work at random;
 //! - the `#long` script's work fits in 15 s (`long_running_steps × work.max_ms`), below
-//!   every scenario's 20 s `working` deadline.
+//!   every scenario's 20 s `working` deadline;
+//! - under a TTL reaper the `#long` script's work, which stays in `working` without a
+//!   transition, either always fits the TTL (`long_running_steps × work.max_ms` under it)
+//!   or never does (`long_running_steps × work.min_ms` over it: the job is impossible by
+//!   [`crate::impossible::WORK_OUTLASTS_TTL`]).
 
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
@@ -211,7 +215,7 @@ fn draw_reaping(rng: &mut ChaCha8Rng) -> Reaping {
     }
 }
 
-/// Work steps of 0 to 1.6 s; see the module comment for the two caps.
+/// Work steps of 0 to 1.6 s; see the module comment for the three caps.
 fn draw_work(rng: &mut ChaCha8Rng, reaping: Reaping) -> WorkDurations {
     let min_ms = rng.random_range(0..=400);
     let mut max_ms = min_ms + rng.random_range(0..=1_200);
@@ -219,12 +223,22 @@ fn draw_work(rng: &mut ChaCha8Rng, reaping: Reaping) -> WorkDurations {
         max_ms = max_ms.min(after_ms / 2);
     }
     let min_ms = min_ms.min(max_ms);
-    let steps: u32 = rng.random_range(1..=40);
-    let fits = u32::try_from(LONG_WORK_BUDGET_MS / max_ms.max(1)).unwrap_or(u32::MAX);
+    // How many steps of at most `max_ms` fit in `budget_ms`.
+    let fitting = |budget_ms: u64| u32::try_from(budget_ms / max_ms.max(1)).unwrap_or(u32::MAX);
+    let mut steps = rng
+        .random_range(1..=40)
+        .min(fitting(LONG_WORK_BUDGET_MS))
+        .max(1);
+    if let Reaping::Ttl { after_ms } = reaping {
+        let (shortest, longest) = (u64::from(steps) * min_ms, u64::from(steps) * max_ms);
+        if longest >= after_ms && shortest <= after_ms {
+            steps = fitting(after_ms - 1).max(1);
+        }
+    }
     WorkDurations {
         min_ms,
         max_ms,
-        long_running_steps: steps.min(fits).max(1),
+        long_running_steps: steps,
     }
 }
 
@@ -300,6 +314,11 @@ mod tests {
             );
             if let Reaping::Ttl { after_ms } = personality.reaping {
                 assert!(work.max_ms * 2 <= after_ms, "seed {seed}");
+                let steps = u64::from(work.long_running_steps);
+                assert!(
+                    steps * work.max_ms < after_ms || steps * work.min_ms > after_ms,
+                    "seed {seed}: the #long work may or may not outlast the TTL: {work:?}"
+                );
             }
         }
     }

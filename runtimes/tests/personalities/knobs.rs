@@ -9,7 +9,7 @@ use meshsim_protocol::{
 };
 use meshsim_runtimes::{
     Behaviour, CancelOutcome, CancelPolicy, Fate, FollowUp, Origin, Personality, Reaping,
-    Resubscribe, Runtime, TaskView, Timestamps,
+    Resubscribe, Runtime, TaskView, Timestamps, WorkDurations,
 };
 use std::time::Duration;
 
@@ -78,6 +78,38 @@ async fn ttl_reaps_live_tasks_and_evicts_finished_ones() {
         None,
         "a finished task is evicted, not lost"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_input_required_timeout_spares_a_task_answered_in_time() {
+    // Swarm seed 48's runtime reaped tasks answered well within the timeout: the answer's
+    // turn works before its first transition, and that work outlasted the timer.
+    let personality = Personality {
+        reaping: Reaping::InputRequiredTimeout { after_ms: 500 },
+        work: WorkDurations {
+            min_ms: 400,
+            max_ms: 400,
+            long_running_steps: 1,
+        },
+        ..Personality::default()
+    };
+    let (client, runtime) = start(personality, Dialect::V0_3);
+    let answered = first_turn(&client).await;
+    meshsim_time::sleep(Duration::from_millis(300)).await;
+    let done = client.send(client.message("json", Some(&answered))).await;
+    assert_eq!(done.task().status.state, Completed);
+    assert_eq!(runtime.truth().task(&answered).unwrap().fate, None);
+
+    let left = first_turn(&client).await;
+    meshsim_time::sleep(Duration::from_millis(501)).await;
+    assert_eq!(
+        client.get(&left).await.error().code,
+        ErrorCode::TaskNotFound
+    );
+    assert!(matches!(
+        runtime.truth().task(&left).unwrap().fate,
+        Some(Fate::Reaped { ref reason, .. }) if reason == "input-required timeout"
+    ));
 }
 
 #[tokio::test(start_paused = true)]
