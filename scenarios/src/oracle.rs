@@ -16,6 +16,7 @@ use meshsim_consumer::{Job, JobReport, Outcome, PeerLifecycleProfile};
 use meshsim_protocol::TaskState;
 use meshsim_runtimes::{Fate, GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;
+use meshsim_trace::TraceLine;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -137,18 +138,14 @@ impl Evidence<'_> {
         self.trace
             .lines()
             .iter()
-            .filter(|line| line.contains(r#""event":"applied""#))
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find(|line| {
-                let fields = &line["fields"];
-                line["target"] == "meshsim::consumer"
-                    && fields["job"] == job
-                    && fields["task"] == task
-                    && fields["connection"] == event.connection
-                    && fields["index"] == event.index
+            .filter_map(|line| TraceLine::parse_applied(line))
+            .find(|(_, applied)| {
+                applied.job == job
+                    && applied.task == task
+                    && applied.connection == event.connection
+                    && applied.index == event.index
             })
-            .and_then(|line| line["t_us"].as_u64())
-            .map(|micros| micros / 1000)
+            .map(|(micros, _)| micros / 1000)
     }
 
     fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {
@@ -196,11 +193,9 @@ fn no_double_apply(
             *count += 1;
             let real = entered.get(&event.to).copied().unwrap_or(0);
             if *count > real && real > 0 {
-                let at = records
-                    .iter()
-                    .flat_map(|record| &record.transitions)
-                    .rfind(|transition| transition.to == event.to)
-                    .map(|transition| evidence.since_start(transition.at))
+                // The act that broke it: the consumer applying the state once too often.
+                let at = evidence
+                    .applied_at(&run.job.name, &view.task_id, &event.at)
                     .unwrap_or_else(|| evidence.end_ms());
                 found.push(violation(
                     Invariant::NoDoubleApply,

@@ -1,10 +1,11 @@
 //! Three hosts under a fault plan: `alpha`, `beta` and `gamma` answer `GET /` over the
 //! harness's `serve`; a client pings them round-robin through `TurmoilConnector` while the
 //! plan partitions, slows, crashes and restarts them. Prints the plan, each node's fate, the
-//! fault lines of the trace, and the trace hash (run it twice: same hash).
+//! fault and unreachable-host lines of the trace, and the trace hash (run it twice: same hash).
 //!
 //! `cargo run -p meshsim-sim --example three_hosts -- [seed]`
 
+use meshsim_trace::{TraceEvent, TraceLine};
 use std::time::Duration;
 
 use axum::Router;
@@ -45,8 +46,16 @@ async fn caller() -> HostResult {
     for round in 0..30u64 {
         let host = HOSTS[round as usize % HOSTS.len()];
         match ping(&connector, host).await {
-            Ok(status) => tracing::info!(target: "meshsim::example", round, host, status),
-            Err(err) => tracing::info!(target: "meshsim::example", round, host, error = %err),
+            Ok(status) => TraceEvent::Note {
+                note: format!("{host} answered").into(),
+                value: Some(u64::from(status)),
+            }
+            .emit(),
+            Err(_) => TraceEvent::Note {
+                note: format!("{host} unreachable").into(),
+                value: None,
+            }
+            .emit(),
         }
         meshsim_time::sleep(Duration::from_millis(50)).await;
     }
@@ -114,7 +123,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .trace
         .lines()
         .iter()
-        .filter(|l| l.contains("meshsim::fault") || l.contains("error"))
+        .filter(|line| TraceLine::parse(line).is_some_and(|read| shown(&read.event)))
     {
         println!("{line}");
     }
@@ -129,4 +138,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         run.record.converged, run.record.elapsed_ms, run.record.trace_hash
     );
     Ok(())
+}
+
+/// The events worth printing: faults, the heal and the pings that went unanswered.
+fn shown(event: &TraceEvent) -> bool {
+    match event {
+        TraceEvent::Fault { .. } | TraceEvent::Heal { .. } => true,
+        TraceEvent::Note { note, .. } => note.ends_with("unreachable"),
+        _ => false,
+    }
 }

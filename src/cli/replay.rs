@@ -11,7 +11,7 @@ use crate::cli::selection::RunArgs;
 use clap::Args;
 use meshsim_runtimes::Personality;
 use meshsim_scenarios::{RunOptions, RunResult, Verdict, rule_for};
-use serde_json::Value;
+use meshsim_trace::TraceLine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -166,24 +166,14 @@ pub fn personality_file(personality: &Personality) -> String {
         .unwrap_or_else(|error| format!("(the personality cannot be written: {error})"))
 }
 
-fn timeline_line(event: &Value) -> String {
-    let micros = event["t_us"].as_u64().unwrap_or(0);
-    let host = event["host"].as_str().unwrap_or("?");
-    let target = event["target"].as_str().unwrap_or("");
-    let kind = target.rsplit("::").next().unwrap_or(target);
-    let mut fields = String::new();
-    if let Some(map) = event["fields"].as_object() {
-        for (key, value) in map {
-            let text = match value {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            };
-            fields.push_str(&format!(" {key}={text}"));
-        }
-    }
+fn timeline_line(line: &TraceLine) -> String {
+    let micros = line.t_us;
+    let host = &line.host;
+    let kind = line.target.rsplit("::").next().unwrap_or(&line.target);
     format!(
-        "{:>6}.{:03} ms  {host:<9} {kind:<8}{fields}\n",
+        "{:>6}.{:03} ms  {host:<9} {kind:<8}{}\n",
         micros / 1000,
-        micros % 1000
+        micros % 1000,
+        line.fields_text
     )
 }

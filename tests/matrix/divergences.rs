@@ -12,6 +12,7 @@ use meshsim_scenarios::{
     Scenario, Verdict, run,
 };
 use meshsim_sim::Seed;
+use meshsim_trace::TraceLine;
 
 fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64) -> RunSpec {
     RunSpec {
@@ -254,18 +255,73 @@ fn an_illegal_step_is_dated_when_the_consumer_applied_it() {
     assert!(illegal.at_ms < result.elapsed_ms, "{illegal:?}");
     let trace = result.trace.as_ref().expect("kept");
     let applied_at: Vec<u64> = trace
-        .events()
+        .lines()
         .iter()
-        .filter(|line| {
-            line["fields"]["event"] == "applied"
-                && Some(line["fields"]["task"].as_str()) == Some(illegal.task.as_deref())
-        })
-        .filter_map(|line| line["t_us"].as_u64())
-        .map(|micros| micros / 1000)
+        .filter_map(|line| TraceLine::parse_applied(line))
+        .filter(|(_, applied)| Some(applied.task.as_ref()) == illegal.task.as_deref())
+        .map(|(micros, _)| micros / 1000)
         .collect();
     assert!(
         applied_at.contains(&illegal.at_ms),
         "{illegal:?} not in {applied_at:?}"
+    );
+}
+
+/// The oracle dates a double apply when the consumer applied the state once more than the
+/// runtime entered it (its `applied` trace line), not when the runtime last entered it.
+#[test]
+fn a_double_apply_is_dated_when_the_consumer_applied_the_state_again() {
+    let spec = incident("go-replaying", ConsumerChoice::Naive, Dialect::V0_1, 0);
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let result = run(&spec, &options).unwrap();
+    let double = result
+        .violations
+        .iter()
+        .find(|v| v.invariant == Invariant::NoDoubleApply)
+        .expect("the naive consumer applies a replayed state again");
+    let task = double.task.as_deref().expect("a task");
+    let epoch = meshsim_sim::epoch()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let entered: Vec<(TaskState, u64)> = result
+        .truths
+        .values()
+        .flatten()
+        .filter(|record| record.id == task)
+        .flat_map(|record| &record.transitions)
+        .map(|t| (t.to, t.at.saturating_sub(epoch).as_millis() as u64))
+        .collect();
+    // Replay the count the oracle keeps: the first application beyond the runtime's entries.
+    let mut applied: Vec<TaskState> = Vec::new();
+    let (state, at_ms) = result
+        .trace
+        .as_ref()
+        .expect("kept")
+        .lines()
+        .iter()
+        .filter_map(|line| TraceLine::parse_applied(line))
+        .filter(|(_, applied)| applied.task == task)
+        .find_map(|(micros, event)| {
+            applied.push(event.state);
+            let times = applied.iter().filter(|s| **s == event.state).count();
+            let real = entered.iter().filter(|(s, _)| *s == event.state).count();
+            (real > 0 && times > real).then_some((event.state, micros / 1000))
+        })
+        .expect("an application beyond the runtime's entries");
+    assert_eq!(double.at_ms, at_ms, "{double:?}");
+    let last_entry = entered
+        .iter()
+        .filter(|(s, _)| *s == state)
+        .map(|(_, at)| *at)
+        .max()
+        .expect("entered");
+    assert!(
+        last_entry < double.at_ms,
+        "the runtime last entered `{state}` at {last_entry} ms, the consumer applied it again at {} ms",
+        double.at_ms
     );
 }
 

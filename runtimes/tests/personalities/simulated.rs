@@ -4,9 +4,10 @@
 
 use crate::support;
 use crate::support::{Client, Target};
-use meshsim_protocol::Dialect;
+use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{Runtime, builtin};
 use meshsim_sim::{RunConfig, Runner, Seed, SimListener, serve, sim_clock};
+use meshsim_trace::{TraceEvent, TraceLine};
 
 /// Plays the steps against `name` in the simulation; the trace's lines.
 fn simulate(name: &'static str, dialect: Dialect, seed: u64) -> Vec<String> {
@@ -42,21 +43,26 @@ fn seed_steps_in_the_simulation_are_reproducible() {
                 simulate(name, dialect, 42),
                 "{name} {dialect}: same seed, same trace"
             );
-            let runtime_lines: Vec<&String> = first
+            let events: Vec<TraceEvent> = first
                 .iter()
-                .filter(|line| line.contains("meshsim::runtime"))
+                .filter_map(|line| TraceLine::parse(line))
+                .map(|line| line.event)
                 .collect();
             assert!(
-                runtime_lines
-                    .iter()
-                    .any(|line| line.contains("input-required")),
+                events.iter().any(|event| matches!(
+                    event,
+                    TraceEvent::Transition {
+                        to: TaskState::InputRequired,
+                        ..
+                    }
+                )),
                 "{name}"
             );
             if name == "jvm-reaping" {
                 assert!(
-                    runtime_lines
+                    events
                         .iter()
-                        .any(|line| line.contains("task reaped"))
+                        .any(|event| matches!(event, TraceEvent::TaskReaped { .. }))
                 );
             }
         }

@@ -12,6 +12,7 @@ use meshsim_consumer::report::{
 use meshsim_runtimes::{Origin, Transition};
 use meshsim_sim::sim_time::SimTime;
 use meshsim_sim::{Recorder, Trace};
+use meshsim_trace::{Applied, TraceEvent};
 
 /// The pinned epoch of the crafted runs.
 const EPOCH: Duration = Duration::from_secs(1_000);
@@ -196,7 +197,7 @@ fn no_double_apply_allows_a_state_as_often_as_the_runtime_entered_it() {
 }
 
 #[test]
-fn no_double_apply_fires_once_per_task_dated_at_the_last_real_entry() {
+fn no_double_apply_fires_once_per_task_dated_when_the_consumer_applied_the_state_again() {
     let truths = truth_of(vec![record("t", &[(Submitted, 10), (Working, 25)])]);
     let jobs = [job_run(
         "j",
@@ -206,19 +207,54 @@ fn no_double_apply_fires_once_per_task_dated_at_the_last_real_entry() {
             completed("t"),
         )),
     )];
-    let found: Vec<_> = judge_plain(&jobs, &truths)
-        .into_iter()
-        .filter(|v| v.invariant == Invariant::NoDoubleApply)
-        .collect();
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!(found[0].task.as_deref(), Some("t"));
+    let double_applies = |trace: &Trace| -> Vec<Violation> {
+        judge(&jobs, &truths, &BTreeMap::new(), trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::NoDoubleApply)
+            .collect()
+    };
+    let undated = double_applies(&empty_trace());
+    assert_eq!(undated.len(), 1, "{undated:#?}");
+    assert_eq!(undated[0].task.as_deref(), Some("t"));
     assert_eq!(
-        found[0].at_ms, 10,
-        "the last time the runtime entered `submitted`"
+        undated[0].at_ms, END_MS,
+        "without the consumer's applied lines: the run's end"
     );
     assert_eq!(
-        found[0].detail,
+        undated[0].detail,
         "applied `submitted` 2 times (event on connection 1 at position 2) but the runtime entered it 1 time(s)"
+    );
+
+    // The consumer traced when it applied each event: the second `submitted` came at 330 ms,
+    // long after the runtime's one entry into it at 10 ms.
+    let time = SimTime::new();
+    let recorder = Recorder::new(time.clone());
+    {
+        let _recording = recorder.install();
+        let applied = [
+            (None, Submitted, 100),
+            (Some(Submitted), Working, 200),
+            (Some(Working), Submitted, 330),
+            (Some(Submitted), Working, 400),
+        ];
+        for (index, (from, state, at_ms)) in (0u32..).zip(applied) {
+            time.set_elapsed(Duration::from_millis(at_ms));
+            TraceEvent::Applied(Applied {
+                job: "j".into(),
+                task: "t".into(),
+                from,
+                state,
+                connection: 1,
+                index,
+            })
+            .emit();
+        }
+    }
+    let dated = double_applies(&recorder.trace());
+    assert_eq!(dated.len(), 1, "{dated:#?}");
+    assert_eq!(
+        dated[0].at_ms, 330,
+        "when the consumer applied `submitted` the second time"
     );
 }
 
@@ -292,7 +328,15 @@ fn legal_path_is_dated_by_the_consumers_applied_line_and_else_at_the_end() {
     time.set_elapsed(Duration::from_millis(1_234));
     {
         let _recording = recorder.install();
-        tracing::info!(target: "meshsim::consumer", event = "applied", job = "j", task = "t", connection = 1u32, index = 2u32);
+        TraceEvent::Applied(Applied {
+            job: "j".into(),
+            task: "t".into(),
+            from: Some(Completed),
+            state: Working,
+            connection: 1,
+            index: 2,
+        })
+        .emit();
     }
     let dated = judge(&jobs, &truths, &BTreeMap::new(), &recorder.trace());
     let legal = dated

@@ -12,10 +12,9 @@
 //! compared. An application of a state more times than the runtime entered it by then is
 //! a double count.
 
-use super::traffic::{at_ms, field};
 use meshsim_protocol::TaskState;
 use meshsim_runtimes::{Fate, TaskTruth};
-use serde_json::Value;
+use meshsim_trace::{Applied as AppliedEvent, TraceEvent, TraceLine};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -110,33 +109,26 @@ struct Applied {
 /// The bands of every task the consumer applied a state to or a runtime held, ordered by
 /// when the task was first seen. `epoch` is subtracted from ground-truth times.
 pub fn build(
-    events: &[Value],
+    events: &[TraceLine],
     truths: &BTreeMap<String, Vec<TaskTruth>>,
     epoch: Duration,
     end_ms: f64,
 ) -> Vec<TaskBands> {
     let mut applied: BTreeMap<String, Vec<Applied>> = BTreeMap::new();
     let mut first_seen: Vec<(f64, String)> = Vec::new();
-    for event in events {
-        if event["target"].as_str() != Some("meshsim::consumer") {
-            continue;
-        }
-        let Some(task) = field(event, "task") else {
-            continue;
-        };
-        let state = match field(event, "event").as_deref() {
-            Some("applied") => match field(event, "state").map(|s| s.parse::<TaskState>()) {
-                Some(Ok(state)) => Some(state),
-                _ => continue,
-            },
-            Some("abandoned") => None,
+    for line in events {
+        let (job, task, state) = match &line.event {
+            TraceEvent::Applied(AppliedEvent {
+                job, task, state, ..
+            }) => (job, task, Some(*state)),
+            TraceEvent::Abandoned { job, task, .. } => (job, task, None),
             _ => continue,
         };
-        first_seen.push((at_ms(event), task.clone()));
-        applied.entry(task).or_default().push(Applied {
-            at_ms: at_ms(event),
+        first_seen.push((line.at_ms(), task.to_string()));
+        applied.entry(task.to_string()).or_default().push(Applied {
+            at_ms: line.at_ms(),
             state,
-            job: field(event, "job").unwrap_or_default(),
+            job: job.to_string(),
         });
     }
     let mut records: BTreeMap<String, Vec<(String, TaskTruth)>> = BTreeMap::new();

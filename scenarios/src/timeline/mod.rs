@@ -20,6 +20,7 @@ use bands::{Held, Judgement, TaskBands};
 pub(crate) use draw::esc;
 use draw::{Rows, Svg, num, time, width};
 use faults::Window;
+use meshsim_trace::TraceLine;
 use std::collections::BTreeMap;
 use traffic::{ArrowKind, Traffic, short_id};
 
@@ -185,15 +186,13 @@ fn draw_lanes(
 }
 
 /// Each runtime host's personality, as its runtime events name it.
-fn personalities(events: &[serde_json::Value]) -> BTreeMap<String, String> {
+fn personalities(events: &[TraceLine]) -> BTreeMap<String, String> {
     let mut names = BTreeMap::new();
-    for event in events {
-        if event["target"].as_str() != Some("meshsim::runtime") {
-            continue;
-        }
-        if let (Some(host), Some(name)) = (event["host"].as_str(), traffic::field(event, "runtime"))
-        {
-            names.entry(host.to_string()).or_insert(name);
+    for line in events {
+        if let Some(name) = line.event.runtime() {
+            names
+                .entry(line.host.clone())
+                .or_insert_with(|| name.to_string());
         }
     }
     names

@@ -11,8 +11,7 @@
 
 use crate::scenario::{CONSUMER_HOST, SIDECAR_HOST};
 use meshsim_sim::trace::SIM_HOST;
-use meshsim_trace::{FAULT_TARGET, NET_TARGET};
-use serde_json::Value;
+use meshsim_trace::{ConnectOutcome, StreamEnd, TraceEvent, TraceLine};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What an arrow carries.
@@ -74,34 +73,6 @@ pub struct Traffic {
     pub end_ms: f64,
 }
 
-/// The time of a trace event in simulated milliseconds.
-pub fn at_ms(event: &Value) -> f64 {
-    event["t_us"].as_u64().unwrap_or(0) as f64 / 1000.0
-}
-
-/// A field of a trace event as text (strings bare, anything else as JSON).
-pub fn field(event: &Value, name: &str) -> Option<String> {
-    match &event["fields"][name] {
-        Value::Null => None,
-        Value::String(text) => Some(text.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-fn host(event: &Value) -> &str {
-    event["host"].as_str().unwrap_or("?")
-}
-
-fn target(event: &Value) -> &str {
-    event["target"].as_str().unwrap_or("")
-}
-
-fn net_event(event: &Value) -> Option<String> {
-    (target(event) == NET_TARGET)
-        .then(|| field(event, "event"))
-        .flatten()
-}
-
 /// The host part of a `host:port` connect target.
 fn target_host(to: &str) -> &str {
     to.rsplit_once(':').map_or(to, |(host, _)| host)
@@ -132,31 +103,26 @@ struct Served {
 }
 
 /// Reads the traffic out of `events` (a trace, in order).
-pub fn read(events: &[Value]) -> Traffic {
+pub fn read(events: &[TraceLine]) -> Traffic {
     let clients = pair_connections(events);
     let mut traffic = Traffic::default();
     let mut hosts: Vec<String> = Vec::new();
-    let mut served: BTreeMap<(String, String), Served> = BTreeMap::new();
+    let mut served: BTreeMap<(String, u64), Served> = BTreeMap::new();
     // What each runtime last emitted on a task, to name the stream events it sends.
     let mut emitted: BTreeMap<String, VecDeque<(f64, String)>> = BTreeMap::new();
-    for (index, event) in events.iter().enumerate() {
-        let t = at_ms(event);
+    for (index, line) in events.iter().enumerate() {
+        let t = line.at_ms();
         traffic.end_ms = traffic.end_ms.max(t);
-        let on = host(event).to_string();
+        let on = line.host.clone();
         if on != SIM_HOST && !hosts.contains(&on) {
             hosts.push(on.clone());
         }
-        if target(event) == FAULT_TARGET {
-            continue;
-        }
-        let conn = field(event, "conn").unwrap_or_default();
-        let key = (on.clone(), conn.clone());
-        match net_event(event).as_deref() {
-            Some("accept") => {
+        match &line.event {
+            TraceEvent::Accept { conn } => {
                 let client = clients.get(&index).cloned();
                 let ready_ms = client.as_ref().map_or(t, |(_, at)| *at);
                 served.insert(
-                    key,
+                    (on.clone(), *conn),
                     Served {
                         client: client.map(|(host, _)| host),
                         ready_ms,
@@ -164,31 +130,28 @@ pub fn read(events: &[Value]) -> Traffic {
                     },
                 );
             }
-            Some("connect") if field(event, "outcome").as_deref() != Some("ok") => {
-                let to = field(event, "to").unwrap_or_default();
-                let outcome = field(event, "outcome").unwrap_or_default();
+            TraceEvent::Connect { to, outcome } if *outcome != ConnectOutcome::Ok => {
+                let (name, error) = match outcome {
+                    ConnectOutcome::Error(error) => ("error", format!(": {error}")),
+                    _ => ("timeout", String::new()),
+                };
                 traffic.arrows.push(Arrow {
                     kind: ArrowKind::ConnectFailed,
                     from: on.clone(),
-                    to: target_host(&to).to_string(),
+                    to: target_host(to).to_string(),
                     from_ms: t,
                     to_ms: t,
-                    label: format!("connect {outcome}"),
-                    detail: format!(
-                        "{t} ms: {on} could not connect to {to} ({outcome}{})",
-                        field(event, "error").map_or(String::new(), |e| format!(": {e}"))
-                    ),
+                    label: format!("connect {name}"),
+                    detail: format!("{t} ms: {on} could not connect to {to} ({name}{error})"),
                 });
             }
-            Some("request") => {
-                let Some(conn_state) = served.get_mut(&key) else {
+            TraceEvent::Request { conn, method, path } => {
+                let Some(conn_state) = served.get_mut(&(on.clone(), *conn)) else {
                     continue;
                 };
                 let Some(client) = conn_state.client.clone() else {
                     continue;
                 };
-                let method = field(event, "method").unwrap_or_default();
-                let path = field(event, "path").unwrap_or_default();
                 conn_state.pending = Some((index, traffic.arrows.len()));
                 traffic.arrows.push(Arrow {
                     kind: ArrowKind::Request,
@@ -196,26 +159,29 @@ pub fn read(events: &[Value]) -> Traffic {
                     to: on.clone(),
                     from_ms: conn_state.ready_ms,
                     to_ms: t,
-                    label: plain_request(&method, &path),
+                    label: plain_request(method, path),
                     detail: format!(
                         "{t} ms: {on} read {method} {path} from {client} (connection {conn})"
                     ),
                 });
             }
-            Some("response") => {
-                let Some(conn_state) = served.get_mut(&key) else {
+            TraceEvent::Response {
+                conn,
+                status,
+                streaming,
+                ..
+            } => {
+                let Some(conn_state) = served.get_mut(&(on.clone(), *conn)) else {
                     continue;
                 };
                 let Some(client) = conn_state.client.clone() else {
                     continue;
                 };
                 conn_state.ready_ms = t;
-                let streaming = field(event, "streaming").as_deref() == Some("true");
-                let status = field(event, "status").unwrap_or_default();
-                let mut label = if streaming {
+                let mut label = if *streaming {
                     "stream".to_string()
                 } else {
-                    status.clone()
+                    status.to_string()
                 };
                 if let Some((request_at, arrow)) = conn_state.pending.take() {
                     let handled = handling(events, request_at, index, &on);
@@ -238,15 +204,17 @@ pub fn read(events: &[Value]) -> Traffic {
                     label,
                     detail: format!(
                         "{t} ms: {on} answered {client}: status {status}{} (connection {conn})",
-                        if streaming { ", event stream" } else { "" }
+                        if *streaming { ", event stream" } else { "" }
                     ),
                 });
             }
-            Some("stream_event") => {
-                let Some(client) = served.get(&key).and_then(|s| s.client.clone()) else {
+            TraceEvent::StreamFrame { conn, seq, bytes } => {
+                let Some(client) = served
+                    .get(&(on.clone(), *conn))
+                    .and_then(|s| s.client.clone())
+                else {
                     continue;
                 };
-                let seq = field(event, "seq").unwrap_or_default();
                 let queue = emitted.entry(on.clone()).or_default();
                 while queue.front().is_some_and(|(at, _)| *at < t) {
                     queue.pop_front();
@@ -263,17 +231,23 @@ pub fn read(events: &[Value]) -> Traffic {
                     from_ms: t,
                     to_ms: t,
                     detail: format!(
-                        "{t} ms: {on} sent stream event #{seq} ({label}, {} bytes) to {client} (connection {conn})",
-                        field(event, "bytes").unwrap_or_default()
+                        "{t} ms: {on} sent stream event #{seq} ({label}, {bytes} bytes) to {client} (connection {conn})"
                     ),
                     label,
                 });
             }
-            Some("stream_close") => {
-                let Some(client) = served.get(&key).and_then(|s| s.client.clone()) else {
+            TraceEvent::StreamClose { conn, frames, end } => {
+                let Some(client) = served
+                    .get(&(on.clone(), *conn))
+                    .and_then(|s| s.client.clone())
+                else {
                     continue;
                 };
-                let outcome = field(event, "outcome").unwrap_or_default();
+                let (outcome, error) = match end {
+                    StreamEnd::End => ("end", String::new()),
+                    StreamEnd::Dropped => ("dropped", String::new()),
+                    StreamEnd::Error(error) => ("error", format!(", {error}")),
+                };
                 traffic.arrows.push(Arrow {
                     kind: ArrowKind::StreamClose,
                     from: on.clone(),
@@ -282,23 +256,19 @@ pub fn read(events: &[Value]) -> Traffic {
                     to_ms: t,
                     label: format!("close ({outcome})"),
                     detail: format!(
-                        "{t} ms: {on} closed the stream to {client} after {} events: {outcome}{} (connection {conn})",
-                        field(event, "frames").unwrap_or_default(),
-                        field(event, "error").map_or(String::new(), |e| format!(", {e}"))
+                        "{t} ms: {on} closed the stream to {client} after {frames} events: {outcome}{error} (connection {conn})"
                     ),
                 });
             }
-            Some("conn_close") => {
-                served.remove(&key);
+            TraceEvent::ConnClose { conn, .. } => {
+                served.remove(&(on.clone(), *conn));
             }
             _ => {}
         }
-        if target(event) == "meshsim::runtime"
-            && let Some(what) = emission(event)
-        {
+        if let Some(what) = emission(&line.event) {
             emitted.entry(on.clone()).or_default().push_back((t, what));
         }
-        if let Some(mark) = mark(event) {
+        if let Some(mark) = mark(line) {
             traffic.marks.push(mark);
         }
     }
@@ -307,22 +277,19 @@ pub fn read(events: &[Value]) -> Traffic {
 }
 
 /// For every `accept` (by trace index), the client host and when it connected.
-fn pair_connections(events: &[Value]) -> BTreeMap<usize, (String, f64)> {
+fn pair_connections(events: &[TraceLine]) -> BTreeMap<usize, (String, f64)> {
     let mut connects: BTreeMap<String, VecDeque<(String, f64)>> = BTreeMap::new();
     let mut accepts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (index, event) in events.iter().enumerate() {
-        match net_event(event).as_deref() {
-            Some("connect") if field(event, "outcome").as_deref() == Some("ok") => {
-                let to = field(event, "to").unwrap_or_default();
-                connects
-                    .entry(target_host(&to).to_string())
-                    .or_default()
-                    .push_back((host(event).to_string(), at_ms(event)));
-            }
-            Some("accept") => accepts
-                .entry(host(event).to_string())
+    for (index, line) in events.iter().enumerate() {
+        match &line.event {
+            TraceEvent::Connect {
+                to,
+                outcome: ConnectOutcome::Ok,
+            } => connects
+                .entry(target_host(to).to_string())
                 .or_default()
-                .push(index),
+                .push_back((line.host.clone(), line.at_ms())),
+            TraceEvent::Accept { .. } => accepts.entry(line.host.clone()).or_default().push(index),
             _ => {}
         }
     }
@@ -358,73 +325,86 @@ struct Handled {
 
 /// The runtime events `server` logged between reading a request (trace index `from`)
 /// and answering it (`to`), when no other request arrived in between to confuse them.
-fn handling(events: &[Value], from: usize, to: usize, server: &str) -> Option<Handled> {
+fn handling(events: &[TraceLine], from: usize, to: usize, server: &str) -> Option<Handled> {
     let between = events.get(from + 1..to)?;
-    let mine = |event: &&Value| host(event) == server;
+    let mine = |line: &&TraceLine| line.host == server;
     if between
         .iter()
         .filter(mine)
-        .any(|event| net_event(event).as_deref() == Some("request"))
+        .any(|line| matches!(line.event, TraceEvent::Request { .. }))
     {
         return None;
     }
     between
         .iter()
         .filter(mine)
-        .filter(|event| target(event) == "meshsim::runtime")
-        .find_map(|event| {
-            let message = field(event, "message")?;
-            let task = field(event, "task").map(|id| short_id(&id));
-            let on_task = task.as_ref().map_or(String::new(), |id| format!(" {id}"));
-            let handled = match message.as_str() {
-                "stream open" => {
-                    let kind = field(event, "kind").unwrap_or_default();
-                    Handled {
-                        method: format!("{kind} (stream){on_task}"),
-                        answer: None,
-                        detail: format!("opened a {kind} stream on task{on_task}"),
-                    }
-                }
-                "error answered" => {
-                    let code = field(event, "code").unwrap_or_default();
-                    let method = field(event, "method").unwrap_or_else(|| "request".into());
-                    Handled {
-                        method: method.clone(),
-                        answer: Some(format!("error {code}")),
-                        detail: format!("answered {method} with error {code}"),
-                    }
-                }
-                "direct reply" => Handled {
-                    method: "message".to_string(),
-                    answer: Some("reply".to_string()),
-                    detail: "answered with a direct message".to_string(),
-                },
-                "task created" => Handled {
-                    method: format!("message → task{on_task}"),
-                    answer: None,
-                    detail: format!("created task{on_task}"),
-                },
-                "follow-up queued" => Handled {
-                    method: format!("follow-up (queued){on_task}"),
-                    answer: None,
-                    detail: format!("queued a follow-up on task{on_task}"),
-                },
-                "sidecar cut" | "sidecar upstream error" => Handled {
-                    method: "relay".to_string(),
-                    answer: Some(message.clone()),
-                    detail: message.clone(),
-                },
-                _ => return None,
-            };
-            Some(handled)
-        })
+        .find_map(|line| handled(&line.event))
+}
+
+/// What a runtime event says about how its request was handled, if anything.
+fn handled(event: &TraceEvent<'_>) -> Option<Handled> {
+    let on_task = |task: &str| format!(" {}", short_id(task));
+    Some(match event {
+        TraceEvent::TaskStreamOpen { task, kind, .. } => {
+            let on_task = on_task(task);
+            Handled {
+                method: format!("{kind} (stream){on_task}"),
+                answer: None,
+                detail: format!("opened a {kind} stream on task{on_task}"),
+            }
+        }
+        TraceEvent::ErrorAnswered { method, code, .. } => Handled {
+            method: method.to_string(),
+            answer: Some(format!("error {code}")),
+            detail: format!("answered {method} with error {code}"),
+        },
+        TraceEvent::StreamErrorAnswered { code, .. } => Handled {
+            method: "request".to_string(),
+            answer: Some(format!("error {code}")),
+            detail: format!("answered request with error {code}"),
+        },
+        TraceEvent::DirectReply { .. } => Handled {
+            method: "message".to_string(),
+            answer: Some("reply".to_string()),
+            detail: "answered with a direct message".to_string(),
+        },
+        TraceEvent::TaskCreated { task, .. } => {
+            let on_task = on_task(task);
+            Handled {
+                method: format!("message → task{on_task}"),
+                answer: None,
+                detail: format!("created task{on_task}"),
+            }
+        }
+        TraceEvent::FollowUpQueued { task, .. } => {
+            let on_task = on_task(task);
+            Handled {
+                method: format!("follow-up (queued){on_task}"),
+                answer: None,
+                detail: format!("queued a follow-up on task{on_task}"),
+            }
+        }
+        TraceEvent::SidecarCut { .. } => relayed("sidecar cut"),
+        TraceEvent::SidecarUpstreamError { .. } => relayed("sidecar upstream error"),
+        _ => return None,
+    })
+}
+
+fn relayed(what: &str) -> Handled {
+    Handled {
+        method: "relay".to_string(),
+        answer: Some(what.to_string()),
+        detail: what.to_string(),
+    }
 }
 
 /// What a runtime event puts on the streams of its task, if anything.
-fn emission(event: &Value) -> Option<String> {
-    match field(event, "message")?.as_str() {
-        "task created" | "transition" => field(event, "to"),
-        "artifact" => Some("artifact".to_string()),
+fn emission(event: &TraceEvent<'_>) -> Option<String> {
+    match event {
+        TraceEvent::TaskCreated { to, .. } | TraceEvent::Transition { to, .. } => {
+            Some(to.name().to_string())
+        }
+        TraceEvent::Artifact { .. } => Some("artifact".to_string()),
         _ => None,
     }
 }
@@ -435,70 +415,39 @@ pub fn short_id(id: &str) -> String {
 }
 
 /// The mark an event leaves on its host's lane, if it is one worth seeing.
-fn mark(event: &Value) -> Option<Mark> {
-    let on = host(event).to_string();
-    let t = at_ms(event);
-    let full = describe(event);
-    let (label, alarm) = match target(event) {
-        "meshsim::consumer" => match field(event, "event")?.as_str() {
-            "job-start" => (format!("start {}", field(event, "job")?), false),
-            "card" => (
-                format!("card {}", field(event, "dialect").unwrap_or_default()),
-                false,
-            ),
-            "decision" => (field(event, "decision")?, false),
-            "abandoned" => (
-                format!("abandon {}", short_id(&field(event, "task")?)),
-                true,
-            ),
-            "anomaly" => (format!("⚠ {}", field(event, "kind")?), true),
-            "outcome" => {
-                let outcome = field(event, "outcome")?;
-                let head = outcome
-                    .split([' ', '{', '('])
-                    .next()
-                    .unwrap_or(&outcome)
-                    .to_string();
-                let alarm = head != "Completed" && head != "Canceled";
-                (format!("outcome: {head}"), alarm)
-            }
-            _ => return None,
-        },
-        "meshsim::runtime" => match field(event, "message")?.as_str() {
-            "task reaped" => (
-                format!(
-                    "reaped {}",
-                    short_id(&field(event, "task").unwrap_or_default())
-                ),
-                true,
-            ),
-            "task stalled" => ("stalled".to_string(), true),
-            "queued follow-ups dropped" => ("follow-ups dropped".to_string(), true),
-            "sidecar cut" => ("cut".to_string(), true),
-            "sidecar upstream error" => ("upstream error".to_string(), true),
-            _ => return None,
-        },
+fn mark(line: &TraceLine) -> Option<Mark> {
+    let (label, alarm) = match &line.event {
+        TraceEvent::JobStart { job, .. } => (format!("start {job}"), false),
+        TraceEvent::Card { dialect, .. } => (format!("card {dialect}"), false),
+        TraceEvent::Decision { decision, .. } => (decision.to_string(), false),
+        TraceEvent::Abandoned { task, .. } => (format!("abandon {}", short_id(task)), true),
+        TraceEvent::Anomaly { kind, .. } => (format!("⚠ {kind}"), true),
+        TraceEvent::Outcome { outcome, .. } => {
+            let head = outcome
+                .split([' ', '{', '('])
+                .next()
+                .unwrap_or(outcome)
+                .to_string();
+            let alarm = head != "Completed" && head != "Canceled";
+            (format!("outcome: {head}"), alarm)
+        }
+        TraceEvent::TaskReaped { task, .. } => (format!("reaped {}", short_id(task)), true),
+        TraceEvent::TaskStalled { .. } => ("stalled".to_string(), true),
+        TraceEvent::FollowUpsDropped { .. } => ("follow-ups dropped".to_string(), true),
+        TraceEvent::SidecarCut { .. } => ("cut".to_string(), true),
+        TraceEvent::SidecarUpstreamError { .. } => ("upstream error".to_string(), true),
         _ => return None,
     };
     Some(Mark {
-        host: on,
-        at_ms: t,
+        host: line.host.clone(),
+        at_ms: line.at_ms(),
         label,
-        detail: full,
+        detail: describe(line),
         alarm,
     })
 }
 
 /// The whole event as one line, for tooltips.
-fn describe(event: &Value) -> String {
-    let mut text = format!("{} ms {}", at_ms(event), host(event));
-    if let Some(fields) = event["fields"].as_object() {
-        for (key, value) in fields {
-            match value {
-                Value::String(s) => text.push_str(&format!(" {key}={s}")),
-                other => text.push_str(&format!(" {key}={other}")),
-            }
-        }
-    }
-    text
+fn describe(line: &TraceLine) -> String {
+    format!("{} ms {}{}", line.at_ms(), line.host, line.fields_text)
 }

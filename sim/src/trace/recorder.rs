@@ -13,6 +13,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use meshsim_trace::TraceLine;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 use tracing::field::{Field, Visit};
@@ -66,11 +67,11 @@ impl Trace {
         &self.hash
     }
 
-    /// The lines parsed back into JSON values.
-    pub fn events(&self) -> Vec<Value> {
+    /// The lines read back as events.
+    pub fn events(&self) -> Vec<TraceLine> {
         self.lines
             .iter()
-            .filter_map(|line| serde_json::from_str(line).ok())
+            .filter_map(|line| TraceLine::parse(line))
             .collect()
     }
 }
@@ -484,8 +485,8 @@ mod tests {
         sim.run().unwrap();
         let events = recorder.trace().events();
         assert_eq!(events.len(), 1);
-        assert_eq!(events[0]["host"], "alpha");
-        assert_eq!(events[0]["t_us"], 25_000);
+        assert_eq!(events[0].host, "alpha");
+        assert_eq!(events[0].t_us, 25_000);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 use crate::sse_mesh;
 use meshsim_sim::{Outcome, Seed};
+use meshsim_trace::TraceEvent;
 
 const CHILD_SEED: &str = "MESHSIM_CHILD_SEED";
 
@@ -32,22 +33,26 @@ fn sse_mesh_run() {
         record.nodes["agent-b"].starts, 2,
         "the bounce restarted agent-b"
     );
-    let count = |needle: &str| {
-        run.trace
-            .lines()
-            .iter()
-            .filter(|l| l.contains(needle))
-            .count()
+    let events = run.trace.events();
+    let count = |wanted: &dyn Fn(&TraceEvent) -> bool| {
+        events.iter().filter(|line| wanted(&line.event)).count()
     };
-    assert_eq!(count(r#""event":"fault""#), sse_mesh::plan().faults.len());
-    assert!(count(r#""event":"stream_event""#) as u64 >= 3 * sse_mesh::EVENTS);
+    let note = |name: &'static str| move |event: &TraceEvent| matches!(event, TraceEvent::Note { note, .. } if note == name);
     assert_eq!(
-        count(r#""event":"received""#) as u64,
+        count(&|event| matches!(event, TraceEvent::Fault { .. })),
+        sse_mesh::plan().faults.len()
+    );
+    assert!(
+        count(&|event| matches!(event, TraceEvent::StreamFrame { .. })) as u64
+            >= 3 * sse_mesh::EVENTS
+    );
+    assert_eq!(
+        count(&note("received")) as u64,
         3 * sse_mesh::EVENTS,
         "every event reaches its client exactly once"
     );
     assert!(
-        count(r#""event":"retry""#) > 0,
+        count(&note("retry")) > 0,
         "the faults must break some streams"
     );
     println!("TRACE_HASH {}", record.trace_hash);

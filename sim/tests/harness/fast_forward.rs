@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use meshsim_sim::fault::{Fault, FaultPlan, TimedFault};
 use meshsim_sim::{Run, RunConfig, Runner, Seed};
+use meshsim_trace::TraceEvent;
 
 /// Two hosts that wake up now and then, a hook and a crash that strike while every host is
 /// asleep, and a client that waits them out; stepped every 10 ms.
@@ -35,14 +36,22 @@ fn sleepy_run(fast_forward: bool) -> Run {
     runner.host("napper", || async {
         loop {
             meshsim_time::sleep(Duration::from_millis(333)).await;
-            tracing::info!(target: "meshsim::test", event = "nap over");
+            TraceEvent::Note {
+                note: "nap over".into(),
+                value: None,
+            }
+            .emit();
         }
     });
     runner.host("listener", move || {
         let mut nudge = hooks.subscribe("nudge");
         async move {
             nudge.changed().await?;
-            tracing::info!(target: "meshsim::test", event = "nudged");
+            TraceEvent::Note {
+                note: "nudged".into(),
+                value: None,
+            }
+            .emit();
             Ok(())
         }
     });
@@ -53,14 +62,19 @@ fn sleepy_run(fast_forward: bool) -> Run {
     runner.run().expect("the run")
 }
 
-/// The simulated times of the events named `name`, in microseconds.
-fn times(run: &Run, name: &str) -> Vec<serde_json::Value> {
+/// The simulated times of the events `wanted` picks, in microseconds.
+fn times(run: &Run, wanted: impl Fn(&TraceEvent) -> bool) -> Vec<u64> {
     run.trace
         .events()
         .into_iter()
-        .filter(|event| event["fields"]["event"] == name)
-        .map(|event| event["t_us"].clone())
+        .filter(|line| wanted(&line.event))
+        .map(|line| line.t_us)
         .collect()
+}
+
+/// Picks the notes named `name`.
+fn note(name: &str) -> impl Fn(&TraceEvent) -> bool {
+    move |event| matches!(event, TraceEvent::Note { note, .. } if note == name)
 }
 
 #[test]
@@ -78,9 +92,12 @@ fn fast_forward_skips_idle_steps_and_records_the_same_trace() {
     // theirs, as with every step taken.
     // The napper naps until the crash at 1,240 ms and again from the heal's bounce at 2 s.
     assert_eq!(
-        times(&fast, "nap over"),
+        times(&fast, note("nap over")),
         [333_000, 666_000, 999_000, 2_333_000]
     );
-    assert_eq!(times(&fast, "nudged"), [780_000]);
-    assert_eq!(times(&fast, "fault"), [780_000, 1_240_000]);
+    assert_eq!(times(&fast, note("nudged")), [780_000]);
+    assert_eq!(
+        times(&fast, |event| matches!(event, TraceEvent::Fault { .. })),
+        [780_000, 1_240_000]
+    );
 }

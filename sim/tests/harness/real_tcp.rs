@@ -11,6 +11,7 @@ use hyper_util::rt::TokioIo;
 use meshsim_sim::serve;
 use meshsim_sim::sim_time::SimTime;
 use meshsim_sim::trace::Recorder;
+use meshsim_trace::TraceEvent;
 
 #[tokio::test]
 async fn serve_answers_on_real_tcp_without_a_date_header() {
@@ -46,13 +47,16 @@ async fn serve_answers_on_real_tcp_without_a_date_header() {
     let events = recorder.trace().events();
     let request = events
         .iter()
-        .find(|e| e["fields"]["event"] == "request")
+        .find(|line| matches!(line.event, TraceEvent::Request { .. }))
         .expect("a request event");
-    assert_eq!(request["fields"]["path"], "/hello");
-    assert_eq!(request["host"], "sim");
+    assert!(
+        matches!(&request.event, TraceEvent::Request { path, .. } if path == "/hello"),
+        "{request:?}"
+    );
+    assert_eq!(request.host, "sim");
     assert!(
         events
             .iter()
-            .any(|e| e["fields"]["event"] == "response" && e["fields"]["status"] == 200)
+            .any(|line| matches!(line.event, TraceEvent::Response { status: 200, .. }))
     );
 }

@@ -9,6 +9,7 @@ use meshsim_sim::trace::TraceHash;
 use meshsim_sim::{
     Outcome, Role, RunConfig, RunError, Runner, Seed, SimListener, TurmoilConnector,
 };
+use meshsim_trace::TraceEvent;
 use tower::ServiceExt;
 
 fn config(chaos_ms: u64, liveness_ms: u64) -> RunConfig {
@@ -137,7 +138,11 @@ fn heal_repairs_a_partition_the_plan_never_repaired() {
             let uri: http::Uri = "http://server:80/".parse()?;
             if connector.clone().oneshot(uri).await.is_ok() {
                 let since_start = turmoil::sim_elapsed().ok_or("no simulated time")?;
-                tracing::info!(target: "meshsim::test", connected_ms = since_start.as_millis() as u64);
+                TraceEvent::Note {
+                    note: "connected".into(),
+                    value: Some(since_start.as_millis() as u64),
+                }
+                .emit();
                 return Ok(());
             }
             sleep_ms(20).await;
@@ -149,7 +154,10 @@ fn heal_repairs_a_partition_the_plan_never_repaired() {
         .trace
         .events()
         .into_iter()
-        .find_map(|e| e["fields"]["connected_ms"].as_u64())
+        .find_map(|line| match line.event {
+            TraceEvent::Note { note, value } if note == "connected" => value,
+            _ => None,
+        })
         .expect("the client connected");
     assert!(
         connected >= 400,
@@ -157,9 +165,9 @@ fn heal_repairs_a_partition_the_plan_never_repaired() {
     );
     let heal = run
         .trace
-        .lines()
+        .events()
         .iter()
-        .position(|l| l.contains(r#""event":"heal""#));
+        .position(|line| matches!(line.event, TraceEvent::Heal { .. }));
     assert!(heal.is_some());
 }
 
@@ -187,12 +195,11 @@ fn a_failing_check_stops_the_run_with_a_violation() {
     );
     assert_eq!(run.record.elapsed_ms, 250);
     assert!(!run.record.converged);
-    assert!(
-        run.trace
-            .lines()
-            .last()
-            .unwrap()
-            .contains(r#""event":"end""#)
+    assert_eq!(
+        run.trace.events().last().map(|line| &line.event),
+        Some(&TraceEvent::End {
+            clients_done: false
+        })
     );
 }
 
@@ -208,7 +215,11 @@ fn a_hook_wakes_host_software_at_its_time() {
         let mut cut = hooks.subscribe("cut");
         async move {
             cut.changed().await?;
-            tracing::info!(target: "meshsim::test", event = "cut seen");
+            TraceEvent::Note {
+                note: "cut seen".into(),
+                value: None,
+            }
+            .emit();
             Ok(())
         }
     });
@@ -222,10 +233,10 @@ fn a_hook_wakes_host_software_at_its_time() {
         .trace
         .events()
         .into_iter()
-        .find(|e| e["fields"]["event"] == "cut seen")
+        .find(|line| matches!(&line.event, TraceEvent::Note { note, .. } if note == "cut seen"))
         .expect("the host saw the hook");
-    assert_eq!(seen["host"], "h");
-    assert_eq!(seen["t_us"], 120_000);
+    assert_eq!(seen.host, "h");
+    assert_eq!(seen.t_us, 120_000);
 }
 
 #[test]

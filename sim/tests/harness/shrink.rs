@@ -3,6 +3,7 @@
 use meshsim_sim::fault::shrink;
 use meshsim_sim::seed::names;
 use meshsim_sim::{Seed, Swarm};
+use meshsim_trace::TraceEvent;
 
 use crate::sse_mesh;
 
@@ -14,10 +15,11 @@ fn a_swarm_plan_shrinks_to_the_one_fault_that_breaks_client_1() {
     let client_1_retried = |plan: &meshsim_sim::FaultPlan| {
         sse_mesh::run(seed, plan.clone())
             .trace
-            .lines()
+            .events()
             .iter()
             .any(|line| {
-                line.contains(r#""event":"retry""#) && line.contains(r#""host":"client-1""#)
+                line.host == "client-1"
+                    && matches!(&line.event, TraceEvent::Note { note, .. } if note == "retry")
             })
     };
     let (shrunk, runs) = shrink(&swarm.plan, client_1_retried);

@@ -19,6 +19,7 @@ use hyper_util::rt::TokioIo;
 use meshsim_sim::fault::{Fault, FaultPlan, TimedFault};
 use meshsim_sim::runner::HostResult;
 use meshsim_sim::{Run, RunConfig, Runner, Seed, SimListener, SwarmSpace, TurmoilConnector, serve};
+use meshsim_trace::TraceEvent;
 use serde::Deserialize;
 use tower::ServiceExt;
 
@@ -47,7 +48,11 @@ async fn events(host: &'static str, from: u64) -> Response {
             return None;
         }
         meshsim_time::sleep(Duration::from_millis(50)).await;
-        tracing::info!(target: "meshsim::app", event = "emit", seq);
+        TraceEvent::Note {
+            note: "emit".into(),
+            value: Some(seq),
+        }
+        .emit();
         let frame = Bytes::from(format!("data: {host}:{seq}\n\n"));
         Some((Ok::<_, Infallible>(frame), seq + 1))
     });
@@ -89,12 +94,16 @@ async fn stream_once(
             while let Some(end) = pending.find("\n\n") {
                 let event: String = pending.drain(..end + 2).collect();
                 let payload = event.trim().trim_start_matches("data: ");
-                let (from, seq) = payload.split_once(':').ok_or("malformed event")?;
+                let (_sender, seq) = payload.split_once(':').ok_or("malformed event")?;
                 let seq: u64 = seq.parse()?;
                 if seq != *next {
                     return Err(format!("expected event {next}, got {seq}").into());
                 }
-                tracing::info!(target: "meshsim::client", event = "received", from, seq);
+                TraceEvent::Note {
+                    note: "received".into(),
+                    value: Some(seq),
+                }
+                .emit();
                 *next += 1;
             }
         }
@@ -112,12 +121,20 @@ async fn client_software(target: &'static str) -> HostResult {
         if attempts > 100 {
             return Err(format!("gave up at event {next}").into());
         }
-        if let Err(err) = stream_once(&connector, target, &mut next).await {
-            tracing::info!(target: "meshsim::client", event = "retry", next, error = %err);
+        if stream_once(&connector, target, &mut next).await.is_err() {
+            TraceEvent::Note {
+                note: "retry".into(),
+                value: Some(next),
+            }
+            .emit();
             meshsim_time::sleep(Duration::from_millis(50)).await;
         }
     }
-    tracing::info!(target: "meshsim::client", event = "done", attempts);
+    TraceEvent::Note {
+        note: "done".into(),
+        value: Some(attempts),
+    }
+    .emit();
     Ok(())
 }
 

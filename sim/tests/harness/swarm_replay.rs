@@ -3,6 +3,7 @@
 
 use meshsim_sim::seed::names;
 use meshsim_sim::{FaultPlan, Outcome, Seed, Swarm};
+use meshsim_trace::TraceEvent;
 
 use crate::sse_mesh;
 
@@ -24,9 +25,9 @@ fn printed_swarm_plans_replay_to_the_same_trace_hash() {
         assert_eq!(drawn.trace.lines(), replayed.trace.lines());
         let applied = drawn
             .trace
-            .lines()
+            .events()
             .iter()
-            .filter(|line| line.contains(r#""event":"fault""#))
+            .filter(|line| matches!(line.event, TraceEvent::Fault { .. }))
             .count();
         assert!(applied > 0, "no fault of the swarm plan was applied");
         for client in sse_mesh::CLIENTS {
