@@ -1,13 +1,19 @@
 //! The decisions a runtime makes at each lifecycle point, as a trait.
 //!
 //! Every method's default reads the [`Personality`]'s knobs, so [`Knobs`] (which overrides
-//! nothing) is the behaviour of every built-in. A runtime whose behaviour the knobs cannot
-//! express (say, one that replays only on every second resubscribe) implements
-//! [`Behaviour`] and overrides the decisions that differ, looking at the task's situation
-//! in the [`TaskView`].
+//! nothing) is the behaviour of every built-in. The task store's state machine asks the
+//! behaviour at every decision it makes and reads no lifecycle knob itself, and the
+//! lifecycle profile the oracle expects is learned by probing that same state machine
+//! ([`crate::lifecycle`]): a behaviour is the one model of a runtime. A runtime whose
+//! behaviour the knobs cannot express (say, one that replays only on every second
+//! resubscribe) implements [`Behaviour`] and overrides the decisions that differ, looking
+//! at the task's situation in the [`TaskView`].
 
-use crate::personality::{CancelOutcome, FollowUp, Personality, Resubscribe};
-use meshsim_protocol::{StreamEvent, TaskState};
+use crate::personality::{
+    BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
+    Resubscribe, SendReply, TerminalCancel, Timestamps, UnknownTask,
+};
+use meshsim_protocol::{ErrorCode, StreamEvent, TaskState};
 
 /// What a behaviour may know about a task when it decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,25 +30,91 @@ pub struct TaskView {
     pub resubscribes: u32,
 }
 
-/// A runtime's lifecycle decisions. Defaults follow the personality's knobs.
+/// A runtime's lifecycle decisions. Defaults follow the personality's knobs; the knob each
+/// one reads is named in its documentation.
 pub trait Behaviour: Send + Sync + 'static {
-    /// How to answer a resubscribe to a live task.
+    /// How to answer a resubscribe to a live task (`resubscribe`).
     fn resubscribe(&self, personality: &Personality, _task: &TaskView) -> Resubscribe {
         personality.resubscribe
     }
 
-    /// How to treat a message carrying the id of an interrupted task.
+    /// The error for a resubscribe to a terminal task (`terminal_subscribe_error`).
+    fn terminal_subscribe_error(&self, personality: &Personality, _task: &TaskView) -> ErrorCode {
+        personality.terminal_subscribe_error
+    }
+
+    /// How to treat a message carrying the id of an interrupted task (`follow_up`).
     fn follow_up(&self, personality: &Personality, _task: &TaskView) -> FollowUp {
         personality.follow_up
     }
 
-    /// What a cancel does to a live task.
+    /// How to treat a message carrying the id of a task whose turn still runs, when the
+    /// follow-up would resume it (`busy_follow_up`).
+    fn busy_follow_up(&self, personality: &Personality, _task: &TaskView) -> BusyFollowUp {
+        personality.busy_follow_up
+    }
+
+    /// How to treat a message carrying an id the store does not hold (`unknown_task`).
+    /// v0.1 is not asked: there clients choose task ids, so an unknown id names a new task.
+    fn unknown_task(&self, personality: &Personality, _task_id: &str) -> UnknownTask {
+        personality.unknown_task
+    }
+
+    /// The error for a message sent to a terminal task (`terminal_send_error`).
+    fn terminal_send_error(&self, personality: &Personality, _task: &TaskView) -> ErrorCode {
+        personality.terminal_send_error
+    }
+
+    /// Whether the executor never picks up the task created `created_before` tasks after
+    /// the instance started (`stalled_first_tasks`).
+    fn stalls(&self, personality: &Personality, created_before: u64) -> bool {
+        created_before < u64::from(personality.stalled_first_tasks)
+    }
+
+    /// What a stream that creates a task starts with (`opening.new_task`).
+    fn new_task_opening(&self, personality: &Personality) -> NewTaskOpening {
+        personality.opening.new_task
+    }
+
+    /// What a stream that continues a task starts with (`opening.follow_up`).
+    fn follow_up_opening(&self, personality: &Personality, _task: &TaskView) -> FollowUpOpening {
+        personality.opening.follow_up
+    }
+
+    /// When a non-streaming send answers (`send_reply`).
+    fn send_reply(&self, personality: &Personality) -> SendReply {
+        personality.send_reply
+    }
+
+    /// Whether an event asserting `state` ends the task's streams (`stream_close`).
+    fn closes_stream(&self, personality: &Personality, state: TaskState) -> bool {
+        personality.stream_close.closes_on(state)
+    }
+
+    /// When the task is dropped from the store while not terminal (`reaping`); asked after
+    /// each of its transitions and when its last stream closes.
+    fn reaping(&self, personality: &Personality, _task: &TaskView) -> Reaping {
+        personality.reaping
+    }
+
+    /// What a cancel does to a live task (`cancel.submitted`, `.working`, `.interrupted`).
     fn cancel(&self, personality: &Personality, task: &TaskView) -> CancelOutcome {
         match task.state {
             TaskState::Submitted => personality.cancel.submitted,
             state if state.is_interrupted() => personality.cancel.interrupted,
             _ => personality.cancel.working,
         }
+    }
+
+    /// What a cancel does to a terminal task (`cancel.terminal`).
+    fn terminal_cancel(&self, personality: &Personality, _task: &TaskView) -> TerminalCancel {
+        personality.cancel.terminal
+    }
+
+    /// Whether status updates carry timestamps, and whether replays restamp them
+    /// (`timestamps`).
+    fn timestamps(&self, personality: &Personality) -> Timestamps {
+        personality.timestamps
     }
 
     /// The events actually emitted for one event of the lifecycle: by default the event,

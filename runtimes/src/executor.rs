@@ -1,17 +1,27 @@
 //! The executor: runs a turn's script steps over (simulated) time, and reaping timers.
 //!
-//! Durations were drawn from the seeded generator when the turn started, under the store's
-//! lock, so they do not depend on how concurrent turns interleave.
+//! Durations were drawn from the seeded generator when the turn started, in the store's
+//! decision order, so they do not depend on how concurrent turns interleave. The executor
+//! knows the store only as a [`Clockwork`]: what it does when a step or a timer falls due.
 
 use crate::script::Step;
-use crate::store::Host;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// What steps and timers act on when they fall due.
+pub(crate) trait Clockwork: Send + Sync + 'static {
+    /// Does one non-waiting step of the turn started at `epoch`; false when the turn is
+    /// stale and must stop.
+    fn step_due(self: &Arc<Self>, task: &str, epoch: u64, step: Step) -> bool;
+
+    /// A reaping timer set after the task's `transitions`-th transition fired.
+    fn reap_due(self: &Arc<Self>, task: &str, transitions: u64, reason: &str);
+}
 
 /// Runs one turn: waits out each work step, applies the others; stops as soon as the turn
 /// is stale (canceled, reaped, or the host went away).
 pub(crate) async fn run_turn(
-    host: Arc<Host>,
+    target: Arc<impl Clockwork>,
     id: String,
     epoch: u64,
     steps: Vec<Step>,
@@ -21,20 +31,20 @@ pub(crate) async fn run_turn(
     for step in steps {
         if step == Step::Work {
             meshsim_time::sleep(durations.next().unwrap_or_default()).await;
-        } else if !host.step(&id, epoch, step) {
+        } else if !target.step_due(&id, epoch, step) {
             return;
         }
     }
 }
 
-/// Reaps the task after `after` unless it made a transition meanwhile.
+/// Fires a reaping timer after `after`.
 pub(crate) async fn reap_after(
-    host: Arc<Host>,
+    target: Arc<impl Clockwork>,
     id: String,
     transitions: u64,
     after: Duration,
     reason: &'static str,
 ) {
     meshsim_time::sleep(after).await;
-    host.reap_if_idle(&id, transitions, reason);
+    target.reap_due(&id, transitions, reason);
 }

@@ -1,7 +1,7 @@
 //! SSE response bodies: a task's events, each a JSON-RPC response encoded by the dialect's
 //! codec in one `data:` line, with `: ping` comments when the personality sends keep-alives.
 
-use crate::personality::{Personality, StreamClose};
+use crate::personality::Personality;
 use crate::store::Subscription;
 use axum::body::Body;
 use axum::http::{HeaderValue, Response, header};
@@ -18,7 +18,6 @@ struct StreamState {
     subscription: Subscription,
     request_id: RequestId,
     dialect: Dialect,
-    stream_close: StreamClose,
     keep_alive: Option<Interval>,
 }
 
@@ -41,7 +40,6 @@ pub(crate) fn response(
         subscription,
         request_id,
         dialect,
-        stream_close: personality.stream_close,
         keep_alive,
     };
     let frames = futures_util::stream::unfold(state, |mut state| async move {
@@ -78,7 +76,7 @@ fn event_frame(state: &StreamState, mut event: StreamEvent) -> String {
         && update.is_final.is_none()
         && state.dialect != Dialect::V1_0
     {
-        update.is_final = Some(state.stream_close.closes_on(update.status.state));
+        update.is_final = Some(state.subscription.closes_on(update.status.state));
     }
     let codec = state.dialect.codec();
     let response = RpcResponse {
