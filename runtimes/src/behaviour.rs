@@ -4,7 +4,7 @@
 //! nothing) is the behaviour of every built-in. The task store's state machine asks the
 //! behaviour at every decision it makes and reads no lifecycle knob itself, and the
 //! lifecycle profile the oracle expects is learned by probing that same state machine
-//! ([`crate::lifecycle`]): a behaviour is the one model of a runtime. A runtime whose
+//! ([`lifecycle`](crate::lifecycle)): a behaviour is the one model of a runtime. A runtime whose
 //! behaviour the knobs cannot express (say, one that replays only on every second
 //! resubscribe) implements [`Behaviour`] and overrides the decisions that differ, looking
 //! at the task's situation in the [`TaskView`].

@@ -34,4 +34,5 @@ pub use personality::{
 pub use runtime::{Runtime, agent_card};
 pub use script::{Script, Step};
 pub use sidecar::Sidecar;
+pub use store::probe::{FollowUpAnswer, Lifecycle, ResubscribeAnswer, lifecycle};
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

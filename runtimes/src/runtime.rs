@@ -54,8 +54,13 @@ impl Runtime {
     }
 
     /// Decides with `behaviour` instead of the plain knobs.
-    pub fn with_behaviour(mut self, behaviour: impl Behaviour) -> Self {
-        self.behaviour = Arc::new(behaviour);
+    pub fn with_behaviour(self, behaviour: impl Behaviour) -> Self {
+        self.with_shared_behaviour(Arc::new(behaviour))
+    }
+
+    /// Decides with `behaviour`, shared (one behaviour for several runtimes).
+    pub fn with_shared_behaviour(mut self, behaviour: Arc<dyn Behaviour>) -> Self {
+        self.behaviour = behaviour;
         self
     }
 

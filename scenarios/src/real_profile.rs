@@ -1,64 +1,54 @@
-//! A personality's real lifecycle, stated in the consumer's terms: the profile a perfect
-//! observer would learn from it. The oracle holds learned profiles against this.
+//! A runtime's real lifecycle, stated in the consumer's terms: the profile a perfect
+//! observer would learn from it. The oracle holds learned profiles against this. It is not
+//! a model of its own: [`meshsim_runtimes::lifecycle`] learns it by probing the runtime's
+//! task store with the runtime's [`Behaviour`], the same state machine that runs.
 
 use meshsim_consumer::{FollowupBehaviour, PeerLifecycleProfile, ProfileKey, ResubscribeBehaviour};
-use meshsim_protocol::TaskState;
-use meshsim_runtimes::{FollowUp, Personality, Reaping, Resubscribe, UnknownTask};
+use meshsim_runtimes::{Behaviour, FollowUpAnswer, Personality, ResubscribeAnswer, lifecycle};
+use std::sync::Arc;
 
-/// The profile `personality` really has, for a peer at `host` (`host:port`).
-pub fn real_profile(personality: &Personality, host: &str) -> PeerLifecycleProfile {
-    let closes_on_input_required = personality.stream_close.closes_on(TaskState::InputRequired);
-    // A task reaped with its stream is gone once the stream ends at input-required: the
-    // peer closes it there, or the client closes it, having read what it waits for (a
-    // runtime that keeps the stream open still reaps the task when the client leaves).
-    let reaped_at_close = personality.reaping == Reaping::OnStreamClose;
-    let resubscribe = if reaped_at_close {
-        ResubscribeBehaviour::TaskNotFound
-    } else {
-        match personality.resubscribe {
-            Resubscribe::SnapshotThenTail => ResubscribeBehaviour::Resumes,
-            Resubscribe::ReplayFromStart => ResubscribeBehaviour::Replays,
-            Resubscribe::NotFoundAfterStreamClose if closes_on_input_required => {
-                ResubscribeBehaviour::TaskNotFound
-            }
-            Resubscribe::NotFoundAfterStreamClose => ResubscribeBehaviour::Resumes,
-            // At input-required no turn is executing.
-            Resubscribe::NotFoundUnlessActive => ResubscribeBehaviour::TaskNotFound,
-        }
-    };
-    let followup = if reaped_at_close {
-        match personality.unknown_task {
-            UnknownTask::NewTask => FollowupBehaviour::NewTask,
-            UnknownTask::NotFound => FollowupBehaviour::TaskNotFound,
-        }
-    } else {
-        match personality.follow_up {
-            FollowUp::Resume => FollowupBehaviour::Resumes,
-            FollowUp::ResumeWithDuplicateSubmitted => {
-                FollowupBehaviour::ResumesWithDuplicateSubmitted
-            }
-            FollowUp::NewTask => FollowupBehaviour::NewTask,
-            FollowUp::NotFound => FollowupBehaviour::TaskNotFound,
-        }
-    };
+/// The profile `personality` really has under `behaviour`, for a peer at `host`
+/// (`host:port`).
+pub fn real_profile(
+    personality: &Personality,
+    behaviour: Arc<dyn Behaviour>,
+    host: &str,
+) -> PeerLifecycleProfile {
+    let real = lifecycle(personality, behaviour);
     let mut profile = PeerLifecycleProfile::unknown(ProfileKey {
         host: host.to_string(),
         card_version: personality.card.version.clone(),
     });
-    profile.resubscribe_after_input_required = Some(resubscribe);
-    profile.followup_same_task = Some(followup);
-    profile.stream_closes_on_input_required = Some(closes_on_input_required);
-    profile.task_survives_stream_close = Some(!reaped_at_close);
+    profile.resubscribe_after_input_required =
+        real.resubscribe_after_input_required
+            .map(|answer| match answer {
+                ResubscribeAnswer::Resumes => ResubscribeBehaviour::Resumes,
+                ResubscribeAnswer::Replays => ResubscribeBehaviour::Replays,
+                ResubscribeAnswer::TaskNotFound => ResubscribeBehaviour::TaskNotFound,
+                ResubscribeAnswer::Error(code) => ResubscribeBehaviour::Error(code),
+            });
+    profile.followup_same_task = real
+        .follow_up_after_input_required
+        .map(|answer| match answer {
+            FollowUpAnswer::Resumes => FollowupBehaviour::Resumes,
+            FollowUpAnswer::ResumesWithDuplicateSubmitted => {
+                FollowupBehaviour::ResumesWithDuplicateSubmitted
+            }
+            FollowUpAnswer::NewTask => FollowupBehaviour::NewTask,
+            FollowUpAnswer::TaskNotFound => FollowupBehaviour::TaskNotFound,
+        });
+    profile.stream_closes_on_input_required = real.stream_closes_on_input_required;
+    profile.task_survives_stream_close = real.task_survives_stream_close;
     profile
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshsim_runtimes::builtin;
+    use meshsim_runtimes::{Knobs, Reaping, builtin};
 
     fn profile_of(name: &str) -> PeerLifecycleProfile {
-        real_profile(&builtin(name).expect(name), "agent:9000")
+        real_profile(&builtin(name).expect(name), Arc::new(Knobs), "agent:9000")
     }
 
     #[test]
@@ -102,7 +92,7 @@ mod tests {
             stream_close: meshsim_runtimes::StreamClose::TerminalOnly,
             ..Personality::default()
         };
-        let profile = real_profile(&personality, "agent:9000");
+        let profile = real_profile(&personality, Arc::new(Knobs), "agent:9000");
         assert_eq!(profile.stream_closes_on_input_required, Some(false));
         assert_eq!(profile.task_survives_stream_close, Some(false));
         assert_eq!(

@@ -9,7 +9,7 @@ use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST, Scenario}
 use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
-use meshsim_runtimes::{GroundTruth, Personality, Runtime, TaskTruth};
+use meshsim_runtimes::{Behaviour, GroundTruth, Knobs, Personality, Runtime, TaskTruth};
 use meshsim_sim::seed::names;
 use meshsim_sim::{
     FaultKind, FaultPlan, RunConfig, RunError, Runner, Seed, SimListener, Swarm, SwarmSpace, Trace,
@@ -18,13 +18,15 @@ use meshsim_sim::{
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// The runtime under test: a name (built-in, the file it came from, or `swarm`) and its
-/// personality.
-#[derive(Debug, Clone)]
+/// The runtime under test: a name (built-in, the file it came from, or `swarm`), its
+/// personality, and the behaviour that decides its lifecycle.
+#[derive(Clone)]
 pub struct RuntimeChoice {
     pub label: String,
     /// For a `swarm` choice not yet given a seed ([`RuntimeChoice::for_seed`]), the
@@ -32,6 +34,20 @@ pub struct RuntimeChoice {
     pub personality: Personality,
     /// Whether each run draws its personality from its seed (`--runtime swarm`).
     pub drawn: bool,
+    /// Every lifecycle decision of the runtime under test, and so the profile the oracle
+    /// expects of it: [`Knobs`] (the personality's knobs) unless
+    /// [`RuntimeChoice::with_behaviour`] registered another.
+    pub behaviour: Arc<dyn Behaviour>,
+}
+
+impl fmt::Debug for RuntimeChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeChoice")
+            .field("label", &self.label)
+            .field("personality", &self.personality.name)
+            .field("drawn", &self.drawn)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RuntimeChoice {
@@ -51,6 +67,7 @@ impl RuntimeChoice {
             label: label.to_string(),
             personality,
             drawn: false,
+            behaviour: Arc::new(Knobs),
         }
     }
 
@@ -60,7 +77,16 @@ impl RuntimeChoice {
             label: SWARM_RUNTIME.to_string(),
             personality: Personality::default(),
             drawn: true,
+            behaviour: Arc::new(Knobs),
         }
+    }
+
+    /// Decides the runtime's lifecycle with `behaviour` (a [`Behaviour`] written in Rust)
+    /// instead of the knobs alone: the runtime under test runs it in every cell, and the
+    /// oracle expects the lifecycle it really has.
+    pub fn with_behaviour(mut self, behaviour: impl Behaviour) -> Self {
+        self.behaviour = Arc::new(behaviour);
+        self
     }
 
     /// The runtime of the run with root seed `seed`: the swarm's draw, or this one.
@@ -263,7 +289,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
             host,
         })
         .collect();
-    let profiles = expected_profiles(&layout, &plan);
+    let profiles = expected_profiles(spec, &layout, &plan);
     let personalities = layout
         .agents
         .iter()
@@ -313,14 +339,15 @@ fn register_agents(
     layout: &Layout,
 ) -> BTreeMap<String, GroundTruth> {
     let mut truths = BTreeMap::new();
-    for agent in &layout.agents {
+    for (index, agent) in layout.agents.iter().enumerate() {
         let host_seed = spec.seed.derive(names::HOSTS).derive(&agent.host).value();
         let runtime = Runtime::new(
             agent.personality.clone(),
             spec.dialect,
             sim_clock(),
             host_seed,
-        );
+        )
+        .with_shared_behaviour(behaviour_of(spec, index));
         truths.insert(agent.host.clone(), runtime.truth());
         runner.host(agent.host.as_str(), move || {
             let router = runtime.router();
@@ -393,6 +420,7 @@ fn fault_plan(spec: &RunSpec, layout: &Layout, config: &RunConfig) -> (FaultPlan
 /// sidecar cuts streams the runtime would keep, and a host that crashed lost tasks, which
 /// from outside is indistinguishable from reaping.
 fn expected_profiles(
+    spec: &RunSpec,
     layout: &Layout,
     plan: &FaultPlan,
 ) -> BTreeMap<String, meshsim_consumer::PeerLifecycleProfile> {
@@ -407,15 +435,26 @@ fn expected_profiles(
     layout
         .agents
         .iter()
-        .filter(|agent| !restarted(&agent.host))
-        .map(|agent| {
+        .enumerate()
+        .filter(|(_, agent)| !restarted(&agent.host))
+        .map(|(index, agent)| {
             let address = format!("{}:{AGENT_PORT}", agent.host);
+            let behaviour = behaviour_of(spec, index);
             (
                 agent.host.clone(),
-                real_profile(&agent.personality, &address),
+                real_profile(&agent.personality, behaviour, &address),
             )
         })
         .collect()
+}
+
+/// The behaviour of the layout's agent `index`: the first agent is the runtime under
+/// test, which runs the run's behaviour; the others (a mesh's peers) run their knobs.
+fn behaviour_of(spec: &RunSpec, index: usize) -> Arc<dyn Behaviour> {
+    match index {
+        0 => Arc::clone(&spec.runtime.behaviour),
+        _ => Arc::new(Knobs),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

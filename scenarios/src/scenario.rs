@@ -271,6 +271,7 @@ impl JobSpec {
 /// A scenario laid out: the hosts, the jobs and the faults that always strike.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The runtime hosts; the first is the runtime under test.
     pub agents: Vec<AgentSpec>,
     pub jobs: Vec<JobSpec>,
     /// A sidecar proxy in front of the first agent (the runtime under test).

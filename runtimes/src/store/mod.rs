@@ -10,6 +10,7 @@
 mod core;
 mod ids;
 mod listing;
+pub(crate) mod probe;
 mod shaping;
 
 pub(crate) use listing::trimmed;

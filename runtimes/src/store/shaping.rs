@@ -1,6 +1,6 @@
 //! Dialect shaping: how the store's events look in the dialect a runtime speaks.
 
-use meshsim_protocol::{Dialect, StreamEvent, Task, TaskStatusUpdateEvent};
+use meshsim_protocol::{Dialect, StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 
 /// The `final` flag of a status event: v1.0 has none.
 pub(crate) fn final_flag(dialect: Dialect, closes: bool) -> Option<bool> {
@@ -28,6 +28,15 @@ pub(crate) fn snapshot_event(dialect: Dialect, task: &Task) -> StreamEvent {
     }
 }
 
+/// The state an event asserts, if it asserts one.
+pub(crate) fn asserted(event: &StreamEvent) -> Option<TaskState> {
+    match event {
+        StreamEvent::StatusUpdate(update) => Some(update.status.state),
+        StreamEvent::Task(task) => Some(task.status.state),
+        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => None,
+    }
+}
+
 /// `log` replayed with every status stamped `now` (a runtime that restamps on replay).
 pub(crate) fn restamped(log: &[StreamEvent], now: &str) -> Vec<StreamEvent> {
     log.iter()
@@ -46,7 +55,7 @@ pub(crate) fn restamped(log: &[StreamEvent], now: &str) -> Vec<StreamEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshsim_protocol::{TaskState, TaskStatus};
+    use meshsim_protocol::TaskStatus;
 
     fn task() -> Task {
         Task {

@@ -1,12 +1,13 @@
 //! One test per lifecycle knob; each runs every value of its knob's domain. An enum knob's
 //! cases sit in an exhaustive `match`, so a new value does not compile until it has one.
 
-use super::{Run, asserted, code};
+use super::{Run, code};
 use crate::personality::{
     BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
     Resubscribe, SendReply, StreamClose, TerminalCancel, Timestamps, UnknownTask,
 };
 use crate::store::core::Effect;
+use crate::store::shaping::asserted;
 use crate::truth::Origin;
 use meshsim_protocol::{Dialect, ErrorCode, StreamEvent, TaskState};
 

@@ -12,6 +12,7 @@ use super::{Accepted, Core, Effect, StreamId};
 use crate::behaviour::Knobs;
 use crate::personality::Personality;
 use crate::script::Step;
+use crate::store::shaping::asserted;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, RpcError, StreamEvent, TaskState};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -163,15 +164,6 @@ impl Run {
 
     fn count(&self, matches: impl Fn(&Effect) -> bool) -> usize {
         self.effects.iter().filter(|effect| matches(effect)).count()
-    }
-}
-
-/// The state an event asserts, if it asserts one.
-fn asserted(event: &StreamEvent) -> Option<TaskState> {
-    match event {
-        StreamEvent::StatusUpdate(update) => Some(update.status.state),
-        StreamEvent::Task(task) => Some(task.status.state),
-        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => None,
     }
 }
 
