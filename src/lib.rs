@@ -124,8 +124,14 @@ pub mod prelude {
         JobReport, NaiveConsumer, Outcome, ReconcilingConfig, ReconcilingConsumer, Report,
     };
     pub use meshsim_protocol::{Dialect, Message, RpcResult, StreamEvent, Task, TaskState};
+    /// A runtime behaviour in Rust: implement [`Behaviour`] (each decision defaults to the
+    /// [`Personality`]'s knobs) and register it with [`RuntimeChoice::with_behaviour`].
+    pub use meshsim_runtimes::{
+        Behaviour, BusyFollowUp, CancelOutcome, FollowUp, Knobs, Personality, Reaping, Resubscribe,
+        TaskView, UnknownTask,
+    };
     pub use meshsim_scenarios::{
-        ConsumerChoice, Faults, Invariant, Matrix, RuntimeChoice, Scenario, SweepOutcome,
+        ConsumerChoice, Faults, Invariant, Matrix, RuntimeChoice, Scenario, SweepOutcome, Verdict,
         sim_client,
     };
     /// The simulation's connector, which every consumer factory is given.

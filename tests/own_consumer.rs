@@ -66,3 +66,64 @@ fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
     );
     assert!(report.contains("no-double-apply"), "{report}");
 }
+
+/// A runtime behaviour written in Rust: its knobs (the spec-correct default personality)
+/// say a resubscribe resumes and a follow-up resumes in place, but, as the origin
+/// incident's go-replaying did, it replays the task's whole history on a resubscribe and
+/// moves a task back to `submitted` when its follow-up arrives.
+struct ReplaysAnyway;
+
+impl Behaviour for ReplaysAnyway {
+    fn resubscribe(&self, _personality: &Personality, _task: &TaskView) -> Resubscribe {
+        Resubscribe::ReplayFromStart
+    }
+
+    fn follow_up(&self, _personality: &Personality, _task: &TaskView) -> FollowUp {
+        FollowUp::ResumeWithDuplicateSubmitted
+    }
+}
+
+fn replays_anyway() -> RuntimeChoice {
+    RuntimeChoice::named("replays-anyway", Personality::default()).with_behaviour(ReplaysAnyway)
+}
+
+/// The verdicts of the naive consumer on the seed's incident against `runtime`.
+fn naive_verdicts(runtime: RuntimeChoice) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    Matrix::for_consumer(ConsumerChoice::Naive)
+        .runtimes([runtime])
+        .scenarios([Scenario::SeedIncident])
+        .dialects([Dialect::V1_0])
+        .faults([Faults::None])
+        .seeds(0..3)
+        .threads(1)
+        .run_with(|result, _, _| verdicts.push(result.verdict));
+    verdicts
+}
+
+/// The behaviour runs in the matrix: the naive consumer, which holds against the knobs
+/// alone, diverges against the behaviour. And the oracle judges by the behaviour: the
+/// reconciling consumer learns that a follow-up here resumes with a duplicate `submitted`,
+/// which the oracle expects (by the knobs it would expect "resumes" and report
+/// `profile-matches-runtime`).
+#[test]
+fn a_rust_behaviour_runs_in_the_matrix_and_the_oracle_judges_by_it() {
+    let knobs_alone = RuntimeChoice::named("replays-anyway", Personality::default());
+    assert!(
+        naive_verdicts(knobs_alone)
+            .iter()
+            .all(|verdict| *verdict == Verdict::Holds)
+    );
+    assert!(
+        naive_verdicts(replays_anyway())
+            .iter()
+            .all(|verdict| *verdict == Verdict::Violated)
+    );
+    Matrix::for_consumer(my_orchestrator("my-orchestrator"))
+        .runtimes([replays_anyway()])
+        .scenarios([Scenario::SeedIncident])
+        .dialects([Dialect::V1_0])
+        .seeds(0..3)
+        .run()
+        .assert_expectations();
+}
