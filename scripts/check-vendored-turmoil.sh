@@ -14,7 +14,9 @@ cd "$(dirname "$0")/.."
 published_sha256=0061c28f1469e94771bb8aa626ce6b29265c2fb5034115046a170b0cba2e33d2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-curl -sSfL --retry 3 https://static.crates.io/crates/turmoil/turmoil-0.7.2.crate -o "$work/turmoil.crate"
+# python3 is on every CI machine already (the interop peers need it); curl may not be.
+python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+    https://static.crates.io/crates/turmoil/turmoil-0.7.2.crate "$work/turmoil.crate"
 echo "$published_sha256  $work/turmoil.crate" | sha256sum --check --quiet
 tar xzf "$work/turmoil.crate" -C "$work"
 git -C "$work/turmoil-0.7.2" apply "$PWD/vendor/turmoil.patch"
