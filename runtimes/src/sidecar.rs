@@ -15,11 +15,12 @@ use axum::extract::{Request, State};
 use axum::http::{Response, StatusCode, Uri};
 use http_body_util::BodyExt;
 use hyper::body::{Frame, Incoming};
-use meshsim_trace::TraceEvent;
+use meshsim_trace::{ErrorKind, TraceEvent};
 use serde::{Deserialize, Serialize};
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -152,7 +153,7 @@ where
         Ok(Err(problem)) => {
             TraceEvent::SidecarUpstreamError {
                 path: path.as_str().into(),
-                problem: problem.to_string().into(),
+                problem: ErrorKind::of(&*problem),
             }
             .emit();
             return plain(
@@ -205,7 +206,9 @@ where
                     }
                     .emit();
                     relay.cut = true;
-                    return Some((Err(Box::new(cut) as BoxError), relay));
+                    // A timeout, as the I/O error kind says: the trace names the kind.
+                    let timeout = io::Error::new(io::ErrorKind::TimedOut, cut);
+                    return Some((Err(Box::new(timeout) as BoxError), relay));
                 }
             }
         }
@@ -277,7 +280,10 @@ where
     tokio::select! {
         biased;
         response = sender.send_request(request) => Ok((response?, connection)),
-        () = connection.as_mut() => Err("the upstream connection closed before answering".into()),
+        () = connection.as_mut() => Err(Box::new(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the upstream connection closed before answering",
+        ))),
     }
 }
 

@@ -16,7 +16,7 @@ impl TraceEvent<'_> {
                 tracing::info!(target: NET_TARGET, event = "accept", conn)
             }
             TraceEvent::AcceptFailed { error } => {
-                tracing::warn!(target: NET_TARGET, event = "accept_error", error = error.as_ref())
+                tracing::warn!(target: NET_TARGET, event = "accept_error", error = error.name())
             }
             TraceEvent::Connect { to, outcome } => match outcome {
                 ConnectOutcome::Ok => {
@@ -24,7 +24,7 @@ impl TraceEvent<'_> {
                 }
                 ConnectOutcome::Error(error) => tracing::info!(
                     target: NET_TARGET, event = "connect", to = to.as_ref(), outcome = "error",
-                    error = error.as_ref()
+                    error = error.name()
                 ),
                 ConnectOutcome::Timeout => tracing::info!(
                     target: NET_TARGET, event = "connect", to = to.as_ref(), outcome = "timeout"
@@ -56,7 +56,7 @@ impl TraceEvent<'_> {
                 ),
                 StreamEnd::Error(error) => tracing::info!(
                     target: NET_TARGET, event = "stream_close", conn, frames, outcome = "error",
-                    error = error.as_ref()
+                    error = error.name()
                 ),
             },
             TraceEvent::ConnClose { conn, error } => match error {
@@ -65,7 +65,7 @@ impl TraceEvent<'_> {
                 }
                 Some(error) => tracing::info!(
                     target: NET_TARGET, event = "conn_close", conn, outcome = "error",
-                    error = error.as_ref()
+                    error = error.name()
                 ),
             },
             TraceEvent::Fault { at_ms, fault } => {
@@ -85,7 +85,7 @@ impl TraceEvent<'_> {
                 ),
                 Some(error) => tracing::info!(
                     target: RUNNER_TARGET, event = "exit", node = node.as_ref(), outcome = "err",
-                    error = error.as_ref()
+                    error = error.name()
                 ),
             },
             TraceEvent::Violation { message } => {
@@ -188,7 +188,7 @@ impl TraceEvent<'_> {
                 "error answered"
             ),
             TraceEvent::SidecarUpstreamError { path, problem } => tracing::info!(
-                target: RUNTIME_TARGET, path = path.as_ref(), problem = problem.as_ref(),
+                target: RUNTIME_TARGET, path = path.as_ref(), problem = problem.name(),
                 "sidecar upstream error"
             ),
             TraceEvent::SidecarCut { path, reason } => tracing::info!(

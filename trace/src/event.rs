@@ -7,6 +7,8 @@ use std::borrow::Cow;
 
 use meshsim_protocol::TaskState;
 
+use crate::error_kind::ErrorKind;
+
 /// One event of a run's trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TraceEvent<'a> {
@@ -14,11 +16,11 @@ pub enum TraceEvent<'a> {
     /// A server accepted connection `conn` (numbered per listener from 0).
     Accept { conn: u64 },
     /// A listener failed to accept a connection (it retries).
-    AcceptFailed { error: Cow<'a, str> },
+    AcceptFailed { error: ErrorKind },
     /// A client's connection attempt to `to` (`host:port`).
     Connect {
         to: Cow<'a, str>,
-        outcome: ConnectOutcome<'a>,
+        outcome: ConnectOutcome,
     },
     /// A server read a request on connection `conn`.
     Request {
@@ -41,13 +43,10 @@ pub enum TraceEvent<'a> {
     StreamClose {
         conn: u64,
         frames: u64,
-        end: StreamEnd<'a>,
+        end: StreamEnd,
     },
     /// A server's connection `conn` closed; `error` when it failed.
-    ConnClose {
-        conn: u64,
-        error: Option<Cow<'a, str>>,
-    },
+    ConnClose { conn: u64, error: Option<ErrorKind> },
 
     // ---- faults (`meshsim::fault`) ---------------------------------------------------------
     /// A planned fault was applied at `at_ms`; `fault` is the fault as canonical JSON.
@@ -64,7 +63,7 @@ pub enum TraceEvent<'a> {
     /// A host's software ended; `error` when it failed.
     Exit {
         node: Cow<'a, str>,
-        error: Option<Cow<'a, str>>,
+        error: Option<ErrorKind>,
     },
     /// A check run while the simulation ran found a violation and stopped it.
     Violation { message: Cow<'a, str> },
@@ -152,7 +151,7 @@ pub enum TraceEvent<'a> {
     /// The sidecar could not relay `path` to its backend.
     SidecarUpstreamError {
         path: Cow<'a, str>,
-        problem: Cow<'a, str>,
+        problem: ErrorKind,
     },
     /// The sidecar cut the exchange on `path` when a timeout (`reason`) ran out.
     SidecarCut {
@@ -240,21 +239,21 @@ pub struct Applied<'a> {
 
 /// How a connection attempt went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConnectOutcome<'a> {
+pub enum ConnectOutcome {
     Ok,
-    Error(Cow<'a, str>),
+    Error(ErrorKind),
     Timeout,
 }
 
 /// How an event stream ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StreamEnd<'a> {
+pub enum StreamEnd {
     /// The body ended.
     End,
     /// The body was dropped unfinished (the client went away, the host crashed).
     Dropped,
     /// The body failed.
-    Error(Cow<'a, str>),
+    Error(ErrorKind),
 }
 
 /// Why a runtime created a task.

@@ -11,10 +11,12 @@
 //! crates that emit, so the runtimes and the consumers can use it.
 
 mod emit;
+mod error_kind;
 mod event;
 mod line;
 mod target;
 
+pub use error_kind::ErrorKind;
 pub use event::{Applied, ConnectOutcome, StreamEnd, TaskOrigin, TraceEvent};
 pub use line::TraceLine;
 pub use target::{

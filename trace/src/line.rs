@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use meshsim_protocol::TaskState;
 use serde_json::{Map, Value};
 
+use crate::error_kind::ErrorKind;
 use crate::event::{Applied, ConnectOutcome, StreamEnd, TaskOrigin, TraceEvent};
 use crate::target::{
     CONSUMER_TARGET, FAULT_TARGET, NET_TARGET, NOTE_TARGET, RUNNER_TARGET, RUNTIME_TARGET,
@@ -99,14 +100,14 @@ impl Fields<'_> {
                 conn: self.number("conn")?,
             },
             "accept_error" => TraceEvent::AcceptFailed {
-                error: self.text("error")?,
+                error: self.error("error")?,
             },
             "connect" => TraceEvent::Connect {
                 to: self.text("to")?,
                 outcome: match self.str("outcome")? {
                     "ok" => ConnectOutcome::Ok,
                     "timeout" => ConnectOutcome::Timeout,
-                    "error" => ConnectOutcome::Error(self.text("error")?),
+                    "error" => ConnectOutcome::Error(self.error("error")?),
                     _ => return None,
                 },
             },
@@ -133,7 +134,7 @@ impl Fields<'_> {
                 end: match self.str("outcome")? {
                     "end" => StreamEnd::End,
                     "dropped" => StreamEnd::Dropped,
-                    "error" => StreamEnd::Error(self.text("error")?),
+                    "error" => StreamEnd::Error(self.error("error")?),
                     _ => return None,
                 },
             },
@@ -141,7 +142,7 @@ impl Fields<'_> {
                 conn: self.number("conn")?,
                 error: match self.str("outcome")? {
                     "ok" => None,
-                    "error" => Some(self.text("error")?),
+                    "error" => Some(self.error("error")?),
                     _ => return None,
                 },
             },
@@ -175,7 +176,7 @@ impl Fields<'_> {
                 node: self.text("node")?,
                 error: match self.str("outcome")? {
                     "ok" => None,
-                    "err" => Some(self.text("error")?),
+                    "err" => Some(self.error("error")?),
                     _ => return None,
                 },
             },
@@ -270,7 +271,7 @@ impl Fields<'_> {
         match message {
             "sidecar upstream error" => Some(TraceEvent::SidecarUpstreamError {
                 path: self.text("path")?,
-                problem: self.text("problem")?,
+                problem: self.error("problem")?,
             }),
             "sidecar cut" => Some(TraceEvent::SidecarCut {
                 path: self.text("path")?,
@@ -380,6 +381,10 @@ impl Fields<'_> {
 
     fn state(&self, name: &str) -> Option<TaskState> {
         self.str(name)?.parse().ok()
+    }
+
+    fn error(&self, name: &str) -> Option<ErrorKind> {
+        ErrorKind::from_name(self.str(name)?)
     }
 }
 

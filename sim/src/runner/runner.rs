@@ -20,7 +20,7 @@ use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
 use crate::sim_time::SimTime;
 use crate::trace::Recorder;
-use meshsim_trace::TraceEvent;
+use meshsim_trace::{ErrorKind, TraceEvent};
 
 /// What host and client software returns (turmoil's result type).
 pub type HostResult = Result<(), Box<dyn Error>>;
@@ -421,21 +421,25 @@ async fn supervise(software: LocalFuture, reports: Reports, name: String) -> Hos
         report.starts += 1;
         report.outcome = Outcome::Unfinished;
     }
-    let outcome = match AssertUnwindSafe(software).catch_unwind().await {
-        Ok(Ok(())) => Outcome::Ok,
-        Ok(Err(err)) => Outcome::Err {
-            error: err.to_string(),
-        },
-        Err(panic) => Outcome::Err {
-            error: format!("panicked: {}", panic_message(panic.as_ref())),
-        },
+    // The report keeps the error's text; the trace names only its kind.
+    let (outcome, kind) = match AssertUnwindSafe(software).catch_unwind().await {
+        Ok(Ok(())) => (Outcome::Ok, None),
+        Ok(Err(err)) => (
+            Outcome::Err {
+                error: err.to_string(),
+            },
+            Some(ErrorKind::of(err.as_ref())),
+        ),
+        Err(panic) => (
+            Outcome::Err {
+                error: format!("panicked: {}", panic_message(panic.as_ref())),
+            },
+            Some(ErrorKind::Panicked),
+        ),
     };
     TraceEvent::Exit {
         node: name.as_str().into(),
-        error: match &outcome {
-            Outcome::Err { error } => Some(error.as_str().into()),
-            _ => None,
-        },
+        error: kind,
     }
     .emit();
     if let Some(report) = reports.borrow_mut().get_mut(&name) {

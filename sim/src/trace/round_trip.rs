@@ -4,7 +4,9 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use meshsim_protocol::TaskState;
-use meshsim_trace::{Applied, ConnectOutcome, StreamEnd, TaskOrigin, TraceEvent, TraceLine};
+use meshsim_trace::{
+    Applied, ConnectOutcome, ErrorKind, StreamEnd, TaskOrigin, TraceEvent, TraceLine,
+};
 
 use super::Recorder;
 use crate::sim_time::SimTime;
@@ -18,7 +20,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
     vec![
         TraceEvent::Accept { conn: 3 },
         TraceEvent::AcceptFailed {
-            error: text("no backlog"),
+            error: ErrorKind::Io,
         },
         TraceEvent::Connect {
             to: text("agent:9000"),
@@ -26,7 +28,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         },
         TraceEvent::Connect {
             to: text("agent:9000"),
-            outcome: ConnectOutcome::Error(text("refused")),
+            outcome: ConnectOutcome::Error(ErrorKind::Refused),
         },
         TraceEvent::Connect {
             to: text("agent:9000"),
@@ -62,7 +64,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         TraceEvent::StreamClose {
             conn: 1,
             frames: 1,
-            end: StreamEnd::Error(text("cut")),
+            end: StreamEnd::Error(ErrorKind::TimedOut),
         },
         TraceEvent::ConnClose {
             conn: 1,
@@ -70,7 +72,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         },
         TraceEvent::ConnClose {
             conn: 1,
-            error: Some(text("closed early")),
+            error: Some(ErrorKind::ClosedEarly),
         },
         TraceEvent::Fault {
             at_ms: 50,
@@ -92,7 +94,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         },
         TraceEvent::Exit {
             node: text("consumer"),
-            error: Some(text("gave up")),
+            error: Some(ErrorKind::Panicked),
         },
         TraceEvent::Violation {
             message: text("two outcomes"),
@@ -170,7 +172,7 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         },
         TraceEvent::SidecarUpstreamError {
             path: text("/"),
-            problem: text("refused"),
+            problem: ErrorKind::Refused,
         },
         TraceEvent::SidecarCut {
             path: text("/"),

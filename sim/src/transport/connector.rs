@@ -12,7 +12,7 @@ use tower::Service;
 use turmoil::net::TcpStream;
 
 use super::TimeoutIo;
-use meshsim_trace::{ConnectOutcome, TraceEvent};
+use meshsim_trace::{ConnectOutcome, ErrorKind, TraceEvent};
 
 /// Dials turmoil TCP. Cheap to clone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,7 +89,7 @@ impl TurmoilConnector {
             Ok(Err(source)) => {
                 TraceEvent::Connect {
                     to: target.as_str().into(),
-                    outcome: ConnectOutcome::Error(source.to_string().into()),
+                    outcome: ConnectOutcome::Error(ErrorKind::of(&source)),
                 }
                 .emit();
                 Err(ConnectError::Io { target, source })

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::serve::Listener;
 use turmoil::net::{TcpListener, TcpStream};
 
-use meshsim_trace::TraceEvent;
+use meshsim_trace::{ErrorKind, TraceEvent};
 
 /// A listening turmoil socket on the current host.
 pub struct SimListener {
@@ -42,7 +42,7 @@ impl Listener for SimListener {
                 Ok(accepted) => return accepted,
                 Err(err) => {
                     TraceEvent::AcceptFailed {
-                        error: err.to_string().into(),
+                        error: ErrorKind::of(&err),
                     }
                     .emit();
                     meshsim_time::sleep(Duration::from_millis(10)).await;

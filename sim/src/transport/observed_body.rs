@@ -9,7 +9,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
-use meshsim_trace::{StreamEnd, TraceEvent};
+use meshsim_trace::{ErrorKind, StreamEnd, TraceEvent};
 
 /// `inner`, observed as the stream of connection `conn`.
 pub(super) struct ObservedBody {
@@ -29,7 +29,7 @@ impl ObservedBody {
         }
     }
 
-    fn close(&mut self, end: StreamEnd<'_>) {
+    fn close(&mut self, end: StreamEnd) {
         self.closed = true;
         TraceEvent::StreamClose {
             conn: self.conn,
@@ -62,7 +62,7 @@ impl HttpBody for ObservedBody {
                     .emit();
                 }
             }
-            Poll::Ready(Some(Err(err))) => this.close(StreamEnd::Error(err.to_string().into())),
+            Poll::Ready(Some(Err(err))) => this.close(StreamEnd::Error(ErrorKind::of(err))),
             Poll::Ready(None) if !this.closed => this.close(StreamEnd::End),
             Poll::Ready(None) | Poll::Pending => {}
         }

@@ -21,7 +21,7 @@ use tracing::Instrument;
 
 use super::observed_body::ObservedBody;
 use super::{HyperTimer, TimeoutIo};
-use meshsim_trace::TraceEvent;
+use meshsim_trace::{ErrorKind, TraceEvent};
 
 /// Connection limits of [`serve_with`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub async fn serve_with<L: Listener>(
                 Ok(()) => TraceEvent::ConnClose { conn, error: None }.emit(),
                 Err(err) => TraceEvent::ConnClose {
                     conn,
-                    error: Some(err.to_string().into()),
+                    error: Some(ErrorKind::of(&err)),
                 }
                 .emit(),
             }
