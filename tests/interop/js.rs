@@ -3,13 +3,16 @@
 //! `interop/js/agent.mjs` (the seed's script) on loopback: `meshsim probe` measures it; the client decodes everything
 //! it sends in v1.0 and, through the SDK's compatibility layer, v0.3; the reconciling
 //! consumer completes a task through `input-required`; and the `a2a-js-1.3`
-//! personality, served by `meshsim serve`, measures the same profile in both dialects.
+//! personality, served by `meshsim serve`, measures the same profile in both dialects. The
+//! SDK's own client (`interop/js/client.mjs`) is the witness of every built-in personality
+//! in v1.0 and v0.3.
 //!
 //! One agent process serves every step and is killed when the test ends, pass or fail.
 
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
-use crate::support::process::{probe, start_agent, start_mock};
+use crate::support::process::{official_client, probe, start_agent, start_mock};
+use crate::support::witness::assert_witnessed;
 use crate::support::{Sdk, install, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
 use serde_json::json;
@@ -56,4 +59,20 @@ fn a2a_js_sdk_interop_and_calibration() {
         );
     }
     drop(agent);
+}
+
+/// The official @a2a-js/sdk client as a witness of every built-in personality in each dialect
+/// it speaks (v1.0, and v0.3 through its compatibility layer, chosen from the Card): it
+/// parses the documented lifecycle, and after it exactly what the runtime serves for each
+/// task it read back (`support::witness`).
+#[test]
+fn the_official_js_client_reads_back_every_personality() {
+    let Some(()) = install(SDK) else { return };
+    for personality in meshsim_runtimes::builtins() {
+        for dialect in [Dialect::V1_0, Dialect::V0_3] {
+            let (_mock, url) = start_mock(&personality.name, dialect.name());
+            let seen = official_client(SDK, &url);
+            assert_witnessed(&personality, dialect, &url, &seen, SDK.client_errors());
+        }
+    }
 }

@@ -11,7 +11,7 @@
 
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
-use crate::support::process::{official_python_client, probe, start_agent, start_mock};
+use crate::support::process::{official_client, probe, start_agent, start_mock};
 use crate::support::witness::assert_witnessed;
 use crate::support::{Sdk, install, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
@@ -60,7 +60,7 @@ fn a2a_python_sdk_interop_and_calibration() {
 }
 
 /// The official a2a-sdk client as a witness of every built-in personality in each dialect
-/// it speaks (v1.0, and v0.3 through its compatibility transport, chosen from the Card): it
+/// it speaks (v1.0, and v0.3 through its compatibility layer, chosen from the Card): it
 /// parses the documented lifecycle, and after it exactly what the runtime serves for each
 /// task it read back (`support::witness`).
 #[test]
@@ -69,8 +69,8 @@ fn the_official_python_client_reads_back_every_personality() {
     for personality in meshsim_runtimes::builtins() {
         for dialect in [Dialect::V1_0, Dialect::V0_3] {
             let (_mock, url) = start_mock(&personality.name, dialect.name());
-            let seen = official_python_client(&url);
-            assert_witnessed(&personality, dialect, &url, &seen);
+            let seen = official_client(SDK, &url);
+            assert_witnessed(&personality, dialect, &url, &seen, SDK.client_errors());
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Shared by the interop tests (`tests/interop/python.rs`, `tests/interop/js.rs`): installs
 //! a real SDK with `interop/install.sh`, starts its small agent and `meshsim serve` as child
 //! processes that are killed when dropped, runs `meshsim probe`, plays the seed's script with
-//! the A2A client, and compares probe reports field by field.
+//! the A2A client, compares probe reports field by field, and runs the SDK's official client
+//! as a witness of every personality.
 
 pub mod calibration;
 pub mod decoding;
@@ -59,26 +60,63 @@ impl Sdk {
 
     /// The command that runs its agent on `port`.
     pub fn agent_command(self, port: u16) -> Command {
-        let dir = install_dir();
-        let mut command = match self {
-            Sdk::Python => {
-                let mut command = Command::new(dir.join("venv/bin/python"));
-                command.arg(repo().join("interop/python/agent.py"));
-                command
-            }
-            Sdk::Js => {
-                let mut command = Command::new("node");
-                command
-                    .arg(repo().join("interop/js/agent.mjs"))
-                    .env("MESHSIM_INTEROP_NODE", dir.join("node"));
-                command
-            }
-        };
+        let mut command = self.script("agent");
         command
             .args(["--port", &port.to_string(), "--exit-with-stdin"])
             .env_remove("PORT");
         command
     }
+
+    /// The command that runs its official client through a whole lifecycle against `url`
+    /// (`interop/python/client.py`, `interop/js/client.mjs`; see `witness`).
+    pub fn client_command(self, url: &str) -> Command {
+        let mut command = self.script("client");
+        command.arg(url);
+        command
+    }
+
+    /// How its client names the errors the witness expects.
+    pub fn client_errors(self) -> ClientErrors {
+        match self {
+            Sdk::Python => ClientErrors {
+                not_found: "TaskNotFoundError",
+                no_list_in_v0_3: "NotImplementedError",
+            },
+            Sdk::Js => ClientErrors {
+                not_found: "JsonRpcTaskNotFoundError",
+                no_list_in_v0_3: "JsonRpcTransportError",
+            },
+        }
+    }
+
+    /// The interpreter, with the installed SDK within reach, running `interop/<sdk>/<name>`.
+    fn script(self, name: &str) -> Command {
+        let dir = install_dir();
+        match self {
+            Sdk::Python => {
+                let mut command = Command::new(dir.join("venv/bin/python"));
+                command.arg(repo().join(format!("interop/python/{name}.py")));
+                command
+            }
+            Sdk::Js => {
+                let mut command = Command::new("node");
+                command
+                    .arg(repo().join(format!("interop/js/{name}.mjs")))
+                    .env("MESHSIM_INTEROP_NODE", dir.join("node"));
+                command
+            }
+        }
+    }
+}
+
+/// The class names an SDK's client gives the errors of the witnessed lifecycle.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientErrors {
+    /// A task the agent does not know (JSON-RPC -32001).
+    pub not_found: &'static str,
+    /// `ListTasks` asked of a v0.3 agent: v0.3 has no such method, so the client refuses it
+    /// itself, before sending anything.
+    pub no_list_in_v0_3: &'static str,
 }
 
 /// Installs `sdk` with `interop/install.sh` (a no-op when already installed). `None`, with

@@ -3,7 +3,7 @@
 //! running; the agents also exit when their standard input (a pipe held by the guard)
 //! closes, which covers a test process that is killed outright.
 
-use super::{Sdk, install_dir, repo};
+use super::{Sdk, install_dir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -167,23 +167,23 @@ pub fn probe(url: &str) -> Value {
     })
 }
 
-/// Runs a2a-sdk's official client (`interop/python/client.py`) through a whole lifecycle
-/// against `url`; what it parsed at each step, as the JSON object it prints.
-pub fn official_python_client(url: &str) -> Value {
-    let output = Command::new(install_dir().join("venv/bin/python"))
-        .arg(repo().join("interop/python/client.py"))
-        .arg(url)
+/// Runs `sdk`'s official client through a whole lifecycle against `url`; what it parsed at
+/// each step, as the JSON object it prints.
+pub fn official_client(sdk: Sdk, url: &str) -> Value {
+    let output = sdk
+        .client_command(url)
         .output()
         .expect("the official client runs");
+    let name = sdk.name();
     assert!(
         output.status.success(),
-        "the a2a-sdk client against {url} failed ({}):\n{}",
+        "the {name} client against {url} failed ({}):\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
         panic!(
-            "the a2a-sdk client printed no JSON ({error}):\n{}",
+            "the {name} client printed no JSON ({error}):\n{}",
             String::from_utf8_lossy(&output.stdout)
         )
     })

@@ -1,24 +1,30 @@
 //! An official client as a witness: what it parsed through a whole lifecycle (the JSON
-//! report `interop/python/client.py` prints) checked against what the personality's knobs
-//! say it does and against what `meshsim serve` answers for the same tasks, read without
-//! any client library.
+//! report `interop/python/client.py` and `interop/js/client.mjs` print) checked against what
+//! the personality's knobs say it does and against what `meshsim serve` answers for the same
+//! tasks, read without any client library.
 //!
 //! The lifecycle: a streamed first turn that ends in `input-required`, a streamed follow-up
 //! answering it, `get_task` of the task the follow-up answered, `list_tasks`, a second task
 //! canceled while it waits, and `get_task` of a task that does not exist.
 
+use super::ClientErrors;
 use super::decoding::raw_post;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::Personality;
 use meshsim_runtimes::personality::Reaping;
 use serde_json::{Value, json};
 
-/// The error name the client reports for a task the agent does not know.
-const NOT_FOUND: &str = "TaskNotFoundError";
-
-/// Asserts that `seen`, the client's report against `personality` served in `dialect` at
-/// `url`, is the documented lifecycle and equals what the agent serves.
-pub fn assert_witnessed(personality: &Personality, dialect: Dialect, url: &str, seen: &Value) {
+/// Asserts that `seen`, the report of a client that names its errors as `errors`, against
+/// `personality` served in `dialect` at `url`, is the documented lifecycle and equals what
+/// the agent serves.
+pub fn assert_witnessed(
+    personality: &Personality,
+    dialect: Dialect,
+    url: &str,
+    seen: &Value,
+    errors: ClientErrors,
+) {
+    let not_found = errors.not_found;
     let context = format!("{} in {dialect}: the client saw {seen}", personality.name);
     let first = &seen["first_turn"];
     let follow_up = &seen["follow_up"];
@@ -34,18 +40,20 @@ pub fn assert_witnessed(personality: &Personality, dialect: Dialect, url: &str, 
             "TASK_STATE_INPUT_REQUIRED",
             "{context}"
         );
-        assert_eq!(seen["get_task"]["error"], NOT_FOUND, "{context}");
+        assert_eq!(seen["get_task"]["error"], not_found, "{context}");
         if dialect == Dialect::V1_0 {
             assert_eq!(seen["list_tasks"]["ids"], json!([]), "{context}");
         }
-        assert_eq!(seen["cancel_task"]["error"], NOT_FOUND, "{context}");
+        assert_eq!(seen["cancel_task"]["error"], not_found, "{context}");
     } else {
         assert_eq!(follow_up["task_id"], first["task_id"], "{context}");
         assert_eq!(last_state(follow_up), "TASK_STATE_COMPLETED", "{context}");
         let read = &seen["get_task"];
         assert_eq!(read["id"], follow_up["task_id"], "{context}");
         assert_eq!(read["state"], "TASK_STATE_COMPLETED", "{context}");
-        let history = read["history"].as_array().expect("a parsed history");
+        let history = read["history"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no parsed history: {context}"));
         let said = |role: &str, text: &str| {
             history
                 .iter()
@@ -60,7 +68,9 @@ pub fn assert_witnessed(personality: &Personality, dialect: Dialect, url: &str, 
         );
         assert_eq!(count(&read["artifacts"]), 1, "{context}");
         if dialect == Dialect::V1_0 {
-            let listed = seen["list_tasks"]["ids"].as_array().expect("listed ids");
+            let listed = seen["list_tasks"]["ids"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no listed ids: {context}"));
             assert!(listed.contains(&read["id"]), "{context}");
         }
         assert_eq!(
@@ -72,11 +82,11 @@ pub fn assert_witnessed(personality: &Personality, dialect: Dialect, url: &str, 
             "{context}"
         );
     }
-    assert_eq!(seen["unknown_task"]["error"], NOT_FOUND, "{context}");
+    assert_eq!(seen["unknown_task"]["error"], not_found, "{context}");
     if dialect != Dialect::V1_0 {
         // ListTasks is new in v1.0: the client refuses it itself, before sending anything.
         assert_eq!(
-            seen["list_tasks"]["error"], "NotImplementedError",
+            seen["list_tasks"]["error"], errors.no_list_in_v0_3,
             "{context}"
         );
     }
@@ -88,7 +98,7 @@ pub fn assert_witnessed(personality: &Personality, dialect: Dialect, url: &str, 
     ] {
         let served = served_task(url, dialect, id);
         if served["error"]["code"] == -32001 {
-            assert_eq!(parsed["error"], NOT_FOUND, "{context}; served {served}");
+            assert_eq!(parsed["error"], not_found, "{context}; served {served}");
             continue;
         }
         let task = &served["result"];
