@@ -486,3 +486,46 @@ fn reconciling_consumer_cancels_a_task_whose_answer_the_peer_refused_with_not_fo
     let named = peer_fault(&result, Invariant::Liveness);
     assert!(named.contains("follow-up-refused"), "{named}");
 }
+
+/// Issue 17: a peer whose timer reaps a task left at input-required, while the consumer's
+/// check that the task outlived its stream is still travelling (here slowed by 300 ms of
+/// latency each way), answers it -32001. The reconciling consumer put that loss down to the
+/// stream's close: it learned that tasks die with their streams (`profile-matches-runtime`)
+/// and stopped streaming to the peer. A loss is the close's only when the check's answer
+/// comes right after the close; this one came 900 ms later.
+#[test]
+fn a_task_reaped_by_a_timer_while_the_check_travels_is_not_put_down_to_the_streams_close() {
+    let plan = meshsim_sim::FaultPlan::from_json(
+        r#"{"faults": [
+            {"at_ms": 0, "kind": "latency", "a": "consumer", "b": "agent", "ms": 300},
+            {"at_ms": 3000, "kind": "latency_reset", "a": "consumer", "b": "agent"}
+        ]}"#,
+    )
+    .expect("a fault plan");
+    for dialect in Dialect::ALL {
+        let spec = RunSpec {
+            faults: Faults::Plan(plan.clone()),
+            ..incident(
+                &personality_file("reaps-unanswered-questions-by-timer"),
+                ConsumerChoice::Reconciling,
+                dialect,
+                1,
+            )
+        };
+        let result = assert_holds(&spec);
+        let reaped_by_the_timer = result.truths["agent"].iter().any(|task| {
+            matches!(&task.fate, Some(meshsim_runtimes::Fate::Reaped { reason, .. })
+                if reason == "input-required timeout")
+        });
+        assert!(
+            reaped_by_the_timer,
+            "{dialect}: the run no longer reaps a task by its timer"
+        );
+        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        assert_ne!(
+            learned.task_survives_stream_close,
+            Some(false),
+            "{dialect}: {learned:?}"
+        );
+    }
+}

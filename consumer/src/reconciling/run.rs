@@ -376,13 +376,13 @@ impl<C: Connector> Run<'_, C> {
     ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
-        // A task missing at the first call after its stream closed was lost with the
-        // stream; one missing later (after a partition, or a second try) may have been
-        // reaped by a timer or lost in a restart: that says nothing about stream closes.
-        let right_at_close = !again
-            && slot
-                .as_ref()
-                .is_some_and(|task| task.entered.elapsed() <= RIGHT_AT_CLOSE);
+        // A task found missing by the first call after its stream closed, and soon after,
+        // was lost with the stream; one found missing later (the call slowed by latency or
+        // a partition, or a second try) may have been reaped by a timer or lost in a
+        // restart meanwhile: that says nothing about stream closes. Judged when the answer
+        // arrives, not when the call leaves.
+        let asked_at = slot.as_ref().map(|task| task.entered);
+        let right_at_close = || !again && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
         if unknown || again {
             let why = if again {
@@ -410,7 +410,7 @@ impl<C: Connector> Run<'_, C> {
                     }
                 }
                 Err(error) if error.is_task_not_found() => {
-                    if streamed_before && right_at_close {
+                    if streamed_before && right_at_close() {
                         self.learn(Observed::TaskSurvivedStreamClose(false));
                     }
                     return Err(self.task_lost(&id, &error));
@@ -468,7 +468,7 @@ impl<C: Connector> Run<'_, C> {
                 Ok(report)
             }
             Err(error) if error.is_task_not_found() => {
-                if streamed_before && right_at_close {
+                if streamed_before && right_at_close() {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
                 Err(self.answer_refused(&id, &error).await)
