@@ -15,6 +15,7 @@ pub mod knob_coverage;
 pub mod matrix;
 pub mod oracle;
 pub mod personality_shrink;
+pub mod probed_personality;
 pub mod real_profile;
 pub mod regressions;
 pub mod run;

@@ -1,12 +1,16 @@
-//! `meshsim probe URL [--json]`: runs the fixed lifecycle probe against a real agent over
-//! TCP and prints the measured profile beside the Card's claims, each contradiction named.
+//! `meshsim probe URL [--json] [--personality-out FILE]`: runs the fixed lifecycle probe
+//! against a real agent over TCP and prints the measured profile beside the Card's claims,
+//! each contradiction named; optionally writes the personality that reproduces it.
 //! The probe itself lives in `meshsim_consumer::probe`; this only prints.
 
 use crate::cli::output;
+use crate::cli::replay::personality_file;
 use clap::Args;
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, ClientError, TcpConnector};
 use meshsim_protocol::TaskState;
+use meshsim_scenarios::probed_personality::probed_personality;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -24,6 +28,11 @@ pub struct ProbeArgs {
     /// Longest wait (s) for an answer or for the next event of a stream.
     #[arg(long, default_value_t = 30)]
     timeout_s: u64,
+    /// Also write the personality that reproduces what the probe measured (the Card's
+    /// claims, stream closing, reaping, resubscribe, follow-up, repeated states, cancel;
+    /// other knobs at their defaults) to this file, ready for `serve --runtime FILE`.
+    #[arg(long, value_name = "FILE")]
+    personality_out: Option<PathBuf>,
 }
 
 pub fn run(args: ProbeArgs) -> ExitCode {
@@ -48,7 +57,18 @@ pub fn run(args: ProbeArgs) -> ExitCode {
         ..ProbeConfig::default()
     };
     let connector = TcpConnector::new(Duration::from_secs(5));
-    match runtime.block_on(probe(connector, &args.url, &config)) {
+    let measured = runtime.block_on(probe(connector, &args.url, &config));
+    if let (Ok(report), Some(path)) = (&measured, &args.personality_out) {
+        let personality = personality_file(&probed_personality(report)) + "\n";
+        if let Err(error) = std::fs::write(path, personality) {
+            eprintln!(
+                "meshsim probe: cannot write the personality to {}: {error}",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    match measured {
         Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
             Ok(json) => {
                 output::print_line(&json);

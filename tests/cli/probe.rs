@@ -1,9 +1,11 @@
 //! `meshsim probe` as a user runs it, against `meshsim serve` for each of the seed's three
 //! runtimes: the JSON report carries the profile each really has, and the text report names
-//! the Card claims it contradicts.
+//! the Card claims it contradicts. The personality `--personality-out` writes, served in
+//! turn, measures the same report.
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
 /// The served process; killed when dropped so a failing test leaves nothing behind.
@@ -77,6 +79,40 @@ fn probe_reports_each_seed_runtimes_real_profile_as_json() {
                 contradictions.is_empty(),
                 runtime == "python-correct",
                 "{context}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_personality_a_probe_writes_serves_the_profile_it_measured() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_personality_out");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for runtime in meshsim_runtimes::BUILTIN_NAMES {
+        for dialect in ["v0.3", "v1.0"] {
+            let (served, url) = serve(runtime, dialect);
+            let file = dir.join(format!("{runtime}-{dialect}.json"));
+            let file_arg = file.to_str().unwrap();
+            let output = probe(&[&url, "--json", "--personality-out", file_arg]);
+            assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
+            drop(served);
+            let measured: Value = serde_json::from_slice(&output.stdout).unwrap();
+            let (_served, again_url) = serve(file_arg, dialect);
+            let again = probe(&[&again_url, "--json"]);
+            assert!(again.status.success(), "{file_arg}: {again:?}");
+            let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+            let behaviour = |report: &Value| {
+                let mut report = report.clone();
+                let fields = report.as_object_mut().unwrap();
+                fields.remove("url");
+                fields.remove("task_id");
+                report
+            };
+            assert_eq!(
+                behaviour(&again),
+                behaviour(&measured),
+                "{runtime} {dialect}: the probed file {} serves another profile",
+                std::fs::read_to_string(&file).unwrap()
             );
         }
     }
