@@ -6,7 +6,8 @@
 //! runs one slice of the seeds, for `meshsim merge` to join with the others. Exit status 0
 //! exactly when every run met its declared expectation. With `--timelines DIR`, every run
 //! that violated an invariant or missed its expectation is run again with its trace kept
-//! and drawn as an HTML timeline in DIR.
+//! and drawn as an HTML timeline in DIR. Under the table, the runs that missed their
+//! expectation are listed by their replay lines.
 
 use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
@@ -163,14 +164,14 @@ fn sweep(
     );
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut mismatched = 0;
+    let mut missed = Vec::new();
     let mut coverage = SwarmCoverage::default();
     let tally = matrix.run_with(|result, expect, matched| {
         progress.inc(1);
         coverage.add(result);
         if !matched {
-            mismatched += 1;
-            progress.set_message(format!("{mismatched} mismatched"));
+            missed.push(result.spec.replay_command(None));
+            progress.set_message(format!("{} mismatched", missed.len()));
         }
         if json {
             let _ = writeln!(out, "{}", run_line(result, expect, matched, identity));
@@ -183,7 +184,33 @@ fn sweep(
         }
     });
     progress.finish_and_clear();
-    finish(&mut out, &tally, json, identity, coverage.summary())
+    let status = finish(&mut out, &tally, json, identity, coverage.summary());
+    if !json && !missed.is_empty() {
+        let _ = write!(out, "{}", missed_list(&missed));
+    }
+    status
+}
+
+/// How many runs that missed their expectation the table lists (`--json` has every one).
+const LISTED_MISSES: usize = 20;
+
+/// The replay lines of the runs that missed their expectation, VOPR style: each names
+/// every option of its run, and a swarm seed draws its personality and faults again.
+fn missed_list(missed: &[String]) -> String {
+    let mut out = String::from(
+        "runs that missed their expectation (each line replays one exactly; a swarm seed \
+         draws its personality and faults again):\n",
+    );
+    for command in missed.iter().take(LISTED_MISSES) {
+        out.push_str(&format!("  {command}\n"));
+    }
+    if missed.len() > LISTED_MISSES {
+        out.push_str(&format!(
+            "  and {} more (`--json` gives every one)\n",
+            missed.len() - LISTED_MISSES
+        ));
+    }
+    out
 }
 
 /// The knob values the swarm's personalities drew over the sweep, each seed's once.
