@@ -14,13 +14,12 @@
 //!   sequence has been matched the held events were a replay (on a resubscribe at once, on a
 //!   turn once something new follows); when an event breaks the match, the held events were
 //!   live after all and are judged one by one (the `submitted` as a duplicate);
-//! - otherwise the event is judged by [`crate::lifecycle::step`]: forward steps are applied,
+//! - otherwise the event is judged by [`TaskState::move_from`]: forward steps are applied,
 //!   backward moves and anything after a terminal state are rejected.
 //!
 //! Everything here is a pure function of the observations: no I/O, no clock.
 
-use crate::lifecycle::{Step, step};
-use meshsim_protocol::TaskState;
+use meshsim_protocol::{TaskMove, TaskState};
 use serde::Serialize;
 
 /// What kind of message carried a state.
@@ -264,16 +263,16 @@ impl TaskLedger {
 
     fn judge_live(&mut self, observation: Observation) -> Ruling {
         let from = self.current();
-        let verdict = match step(from, observation.state) {
-            Step::Repeat => Verdict::Repeat,
-            Step::Unrecognised => Verdict::Unrecognised,
-            Step::AfterTerminal => Verdict::AfterTerminal,
-            Step::Backward if observation.state == TaskState::Submitted => {
+        let verdict = match observation.state.move_from(from) {
+            TaskMove::Repeat => Verdict::Repeat,
+            TaskMove::Unrecognised => Verdict::Unrecognised,
+            TaskMove::AfterTerminal => Verdict::AfterTerminal,
+            TaskMove::Backward if observation.state == TaskState::Submitted => {
                 Verdict::DuplicateSubmitted
             }
-            Step::Backward => Verdict::Backward,
-            Step::Forward if self.matches_applied(&observation) => Verdict::Duplicate,
-            Step::Forward => Verdict::Applied,
+            TaskMove::Backward => Verdict::Backward,
+            TaskMove::Forward if self.matches_applied(&observation) => Verdict::Duplicate,
+            TaskMove::Forward => Verdict::Applied,
         };
         if verdict == Verdict::Applied {
             self.applied.push(Applied {

@@ -13,7 +13,6 @@ pub mod contract;
 pub mod ids;
 pub mod job;
 pub mod ledger;
-pub mod lifecycle;
 pub mod naive;
 pub mod probe;
 pub mod profile;

@@ -39,15 +39,6 @@ impl Dialect {
         }
     }
 
-    /// This dialect's codec.
-    pub fn codec(self) -> &'static dyn Codec {
-        match self {
-            Dialect::V0_1 => &crate::dialect::V0_1,
-            Dialect::V0_3 => &crate::dialect::V0_3,
-            Dialect::V1_0 => &crate::dialect::V1_0,
-        }
-    }
-
     /// The protocol version a Card of this dialect declares for its interfaces
     /// (`protocolVersion`), or `None` for v0.1, whose Cards declare none.
     pub fn protocol_version(self) -> Option<&'static str> {

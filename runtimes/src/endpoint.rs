@@ -3,7 +3,7 @@
 //! body, or an SSE stream for streaming methods. Errors travel as HTTP 200 JSON-RPC error
 //! bodies; a request that fails before its stream starts gets plain JSON.
 
-use crate::runtime::agent_card;
+use crate::card::agent_card;
 use crate::store::{Host, trimmed};
 use crate::{media, stream, tck, unserved};
 use axum::body::{Body, Bytes};

@@ -4,7 +4,7 @@
 //! decision order, so they do not depend on how concurrent turns interleave. The executor
 //! knows the store only as a [`Clockwork`]: what it does when a step or a timer falls due.
 
-use crate::script::Step;
+use crate::step::Step;
 use std::sync::Arc;
 use std::time::Duration;
 

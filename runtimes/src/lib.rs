@@ -10,6 +10,7 @@
 
 pub mod behaviour;
 pub mod builtin;
+mod card;
 mod card_cache;
 mod endpoint;
 mod executor;
@@ -17,7 +18,9 @@ mod media;
 pub mod personality;
 pub mod runtime;
 pub mod script;
+mod serve_guard;
 pub mod sidecar;
+mod step;
 mod store;
 mod stream;
 pub mod tck;
@@ -26,13 +29,16 @@ mod unserved;
 
 pub use behaviour::{Behaviour, Knobs, TaskView};
 pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};
+pub use card::agent_card;
 pub use personality::{
     BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
     NewTaskOpening, Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose,
     TerminalCancel, Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };
-pub use runtime::{Runtime, agent_card};
-pub use script::{Script, Step};
+pub use runtime::Runtime;
+pub use script::Script;
+pub use serve_guard::{BodyDrain, ServeGuard, ServeLimits, Tenants};
 pub use sidecar::Sidecar;
+pub use step::Step;
 pub use store::probe::{FollowUpAnswer, Lifecycle, ResubscribeAnswer, lifecycle};
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

@@ -5,6 +5,7 @@
 //! real TCP.
 
 use crate::behaviour::{Behaviour, Knobs};
+use crate::card::agent_card;
 use crate::personality::Personality;
 use crate::store::Host;
 use crate::truth::GroundTruth;
@@ -15,7 +16,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::clock::Clock;
-use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
+use meshsim_protocol::{AgentInterface, Dialect};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -161,46 +162,6 @@ fn every_interface(host: &Host, url: &str) -> Option<serde_json::Value> {
     });
     let encoded = host.dialect.codec().encode_card(&card).ok()?;
     encoded.value.get("supportedInterfaces").cloned()
-}
-
-/// The Card a personality serves in a dialect at `url`.
-pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> AgentCard {
-    let claims = &personality.card;
-    let text = vec!["text/plain".to_string()];
-    AgentCard {
-        name: claims.name.clone(),
-        description: Some(claims.description.clone()),
-        version: claims.version.clone(),
-        interfaces: vec![AgentInterface {
-            url: url.to_string(),
-            protocol_binding: "JSONRPC".to_string(),
-            protocol_version: dialect.protocol_version().map(str::to_string),
-        }],
-        capabilities: AgentCapabilities {
-            streaming: Some(claims.streaming),
-            push_notifications: Some(claims.push_notifications),
-            // v1.0 removed the placeholder (A2A #1396); a runtime that does not claim it
-            // leaves the field out, as a2a-sdk and a2a-js 1.3 do in their v0.3 Cards
-            // (tests/interop_*.rs).
-            state_transition_history: (dialect != Dialect::V1_0 && claims.state_transition_history)
-                .then_some(true),
-            extended_agent_card: None,
-        },
-        default_input_modes: text.clone(),
-        default_output_modes: text.clone(),
-        skills: vec![AgentSkill {
-            id: "lifecycle".to_string(),
-            name: "Lifecycle".to_string(),
-            description: Some(
-                "Asks a clarifying question, then completes; see docs/personalities.md".to_string(),
-            ),
-            tags: vec!["meshsim".to_string()],
-            examples: vec!["book a table for two".to_string()],
-            input_modes: text.clone(),
-            output_modes: text,
-        }],
-        security_schemes: Vec::new(),
-    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`] and, for
 //! follow-ups, [`Script::for_follow_up`].
 
+use crate::step::Step;
 use crate::tck::TckScript;
 use meshsim_protocol::{Message, Part, TaskState};
 
@@ -26,20 +27,6 @@ pub enum Script {
     AskTwice,
     /// What the A2A TCK asks for in the message id.
     Tck(TckScript),
-}
-
-/// One step of a turn, done in order by the executor.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Step {
-    /// Wait one work duration drawn from the personality.
-    Work,
-    /// Move to `state`; `question` becomes the status message (and joins the history).
-    Status {
-        state: TaskState,
-        question: Option<String>,
-    },
-    /// Emit an artifact chunk. `chunk` counts from 0; `last` closes the artifact.
-    Artifact { part: Part, chunk: u32, last: bool },
 }
 
 impl Script {
@@ -108,18 +95,22 @@ impl Script {
         if let Script::Tck(tck) = self {
             return tck.turn();
         }
-        let mut steps = vec![Step::Work, status(TaskState::Working, None), Step::Work];
+        let mut steps = vec![
+            Step::Work,
+            Step::status(TaskState::Working, None),
+            Step::Work,
+        ];
         if turn < self.questions() {
             let question = match turn {
                 0 => "Which format do you want the result in?".to_string(),
                 n => format!("Question {}: anything else to add?", n + 1),
             };
-            steps.push(status(TaskState::InputRequired, Some(question)));
+            steps.push(Step::status(TaskState::InputRequired, Some(question)));
             return steps;
         }
         match self {
             Script::Fail => {
-                steps.push(status(
+                steps.push(Step::status(
                     TaskState::Failed,
                     Some(format!("cannot do `{input}`")),
                 ));
@@ -135,7 +126,7 @@ impl Script {
                         last: chunk + 1 == total,
                     });
                 }
-                steps.push(status(TaskState::Completed, None));
+                steps.push(Step::status(TaskState::Completed, None));
             }
             Script::AskOnce | Script::AskTwice | Script::CompleteAtOnce | Script::Tck(_) => {
                 steps.push(Step::Artifact {
@@ -143,15 +134,11 @@ impl Script {
                     chunk: 0,
                     last: true,
                 });
-                steps.push(status(TaskState::Completed, None));
+                steps.push(Step::status(TaskState::Completed, None));
             }
         }
         steps
     }
-}
-
-fn status(state: TaskState, question: Option<String>) -> Step {
-    Step::Status { state, question }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! script again by its own prefix, so `tck-complete-task` finishes a task that waits for
 //! input and `tck-input-required` keeps it waiting.
 
-use crate::script::Step;
+use crate::step::Step;
 use meshsim_protocol::{FileContent, Message, Part, PartContent, Role, TaskState};
 use serde_json::json;
 
@@ -99,28 +99,32 @@ impl TckScript {
 
     /// The steps of a turn. A TCK turn does not depend on the turns before it.
     pub fn turn(self) -> Vec<Step> {
-        let mut steps = vec![Step::Work, status(TaskState::Working, None), Step::Work];
+        let mut steps = vec![
+            Step::Work,
+            Step::status(TaskState::Working, None),
+            Step::Work,
+        ];
         let end = match self {
             TckScript::InputRequired => {
-                steps.push(status(TaskState::InputRequired, None));
+                steps.push(Step::status(TaskState::InputRequired, None));
                 return steps;
             }
             TckScript::CompleteTask => Some("Hello from TCK".to_string()),
             TckScript::Artifact(kind) => {
-                steps.push(artifact(kind.part(), 0, true));
+                steps.push(Step::artifact(kind.part(), 0, true));
                 None
             }
             TckScript::ChunkedArtifact => {
-                steps.push(artifact(Part::text("chunk-1 "), 0, false));
+                steps.push(Step::artifact(Part::text("chunk-1 "), 0, false));
                 steps.push(Step::Work);
-                steps.push(artifact(Part::text("chunk-2"), 1, true));
+                steps.push(Step::artifact(Part::text("chunk-2"), 1, true));
                 None
             }
             // `SendMessage` answers a task-less message response directly (see
             // [`direct_reply`]); one that continues a task, or comes by stream, completes.
             TckScript::MessageResponse | TckScript::Complete => None,
         };
-        steps.push(status(TaskState::Completed, end));
+        steps.push(Step::status(TaskState::Completed, end));
         steps
     }
 }
@@ -165,14 +169,6 @@ pub fn direct_reply(message: &Message) -> Option<Message> {
         context_id: message.context_id.clone(),
         metadata: None,
     })
-}
-
-fn status(state: TaskState, question: Option<String>) -> Step {
-    Step::Status { state, question }
-}
-
-fn artifact(part: Part, chunk: u32, last: bool) -> Step {
-    Step::Artifact { part, chunk, last }
 }
 
 #[cfg(test)]

@@ -13,23 +13,15 @@
 //! ```
 
 use crate::consumer_choice::ConsumerChoice;
-use crate::expectation::{Expect, meets, rule_for};
-use crate::regressions::Regressions;
-use crate::run::{
-    DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run,
-};
+use crate::expectation::Expect;
+use crate::parallel_sweep::{default_threads, sweep_specs};
+use crate::run::{DEFAULT_TICK, Faults, RunResult, RunSpec, RuntimeChoice};
 use crate::scenario::Scenario;
-use crate::sweep_outcome::SweepOutcome;
-use crate::test_caller::TestCaller;
-use crate::test_env::TestEnv;
+use crate::tally::Tally;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::BUILTIN_NAMES;
 use meshsim_sim::Seed;
-use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// One combination of the matrix, run over every seed.
@@ -220,6 +212,11 @@ impl Matrix {
         self
     }
 
+    /// How many threads the sweep runs on.
+    pub(crate) fn thread_count(&self) -> usize {
+        self.threads
+    }
+
     /// The seeds swept.
     pub fn seed_range(&self) -> Range<u64> {
         self.seeds.clone()
@@ -332,187 +329,6 @@ impl Matrix {
         tally.errors.splice(0..0, self.problems.iter().cloned());
         tally
     }
-
-    /// Runs the sweep as a test does, and keeps the results that did not meet their
-    /// expectation. The environment narrows or widens it ([`TestEnv`]: `MESHSIM_SEED`,
-    /// `MESHSIM_SEEDS`, `MESHSIM_RUNTIME`, `MESHSIM_SCENARIO`, `MESHSIM_DIALECT`,
-    /// `MESHSIM_FAULTS`); the runs remembered in the regressions file beside the calling
-    /// test run first, and a failing run is added to it ([`crate::regressions`]).
-    #[track_caller]
-    pub fn run(&self) -> SweepOutcome {
-        let caller = TestCaller::here(std::panic::Location::caller());
-        let narrowed = match TestEnv::from_env().and_then(|env| env.apply(self.clone())) {
-            Ok(narrowed) => narrowed,
-            Err(problem) => return SweepOutcome::refused(problem, caller),
-        };
-        let remembered = Regressions::load(&caller).specs_in(&caller, &narrowed);
-        let mut mismatches = Vec::new();
-        let mut tally = sweep_specs(
-            remembered.len(),
-            |index| remembered[index].clone(),
-            narrowed.threads,
-            |result, expect, matched| {
-                if !matched {
-                    mismatches.push((result.clone(), expect));
-                }
-            },
-        );
-        let swept = narrowed.run_with(|result, expect, matched| {
-            if !matched {
-                mismatches.push((result.clone(), expect));
-            }
-        });
-        tally.merge(swept);
-        SweepOutcome::new(tally, mismatches, caller)
-    }
-}
-
-/// Runs `total` specs (the `index`th made by `spec_at` when a thread takes it) on
-/// `threads` threads, calling `each` in index order, and tallies them.
-fn sweep_specs(
-    total: usize,
-    spec_at: impl Fn(usize) -> RunSpec + Sync,
-    threads: usize,
-    mut each: impl FnMut(&RunResult, Expect, bool),
-) -> Tally {
-    let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel::<(usize, Result<RunResult, String>)>();
-    let mut tally = Tally::default();
-    let errors = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(total).max(1) {
-            let sender = sender.clone();
-            let (spec_at, next) = (&spec_at, &next);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= total {
-                        break;
-                    }
-                    let result = run_caught(&spec_at(index));
-                    if sender.send((index, result)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        let mut pending = BTreeMap::new();
-        let mut expected_index = 0;
-        for (index, result) in receiver {
-            pending.insert(index, result);
-            while let Some(result) = pending.remove(&expected_index) {
-                match result {
-                    Ok(result) => {
-                        let rule = rule_for(&result.spec);
-                        let matched = meets(rule.expect, &result);
-                        tally.add(&result, rule.expect, matched);
-                        each(&result, rule.expect, matched);
-                    }
-                    Err(error) => errors
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push(format!(
-                            "{}: {error}",
-                            spec_at(expected_index).replay_command(None)
-                        )),
-                }
-                expected_index += 1;
-            }
-        }
-    });
-    tally.errors = errors
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    tally
-}
-
-/// Counts per cell and overall.
-#[derive(Debug, Clone, Default)]
-pub struct Tally {
-    pub runs: usize,
-    pub holds: usize,
-    pub violated: usize,
-    pub mismatched: usize,
-    /// Runs the harness could not carry out (not verdicts).
-    pub errors: Vec<String>,
-    /// Per cell: (holds, violated, mismatched, expectation).
-    pub cells: BTreeMap<CellKey, CellTally>,
-}
-
-/// What identifies a cell in a tally.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CellKey {
-    pub scenario: Scenario,
-    pub faults: &'static str,
-    pub runtime: String,
-    pub consumer: String,
-    pub dialect: Dialect,
-}
-
-/// One cell's counts.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CellTally {
-    pub holds: usize,
-    pub violated: usize,
-    pub mismatched: usize,
-    pub expect: Option<Expect>,
-}
-
-impl Tally {
-    fn add(&mut self, result: &RunResult, expect: Expect, matched: bool) {
-        let key = CellKey {
-            scenario: result.spec.scenario,
-            faults: result.spec.faults.name(),
-            runtime: result.spec.runtime.label.clone(),
-            consumer: result.spec.consumer.name().to_string(),
-            dialect: result.spec.dialect,
-        };
-        self.count(key, result.verdict, expect, matched);
-    }
-
-    /// Counts one run of the cell `key` (how `meshsim merge` tallies runs it reads back
-    /// from shard outputs instead of running them).
-    pub fn count(&mut self, key: CellKey, verdict: Verdict, expect: Expect, matched: bool) {
-        self.runs += 1;
-        let cell = self.cells.entry(key).or_default();
-        cell.expect = Some(expect);
-        match verdict {
-            Verdict::Holds => {
-                self.holds += 1;
-                cell.holds += 1;
-            }
-            Verdict::Violated => {
-                self.violated += 1;
-                cell.violated += 1;
-            }
-        }
-        if !matched {
-            self.mismatched += 1;
-            cell.mismatched += 1;
-        }
-    }
-
-    /// Adds `other`'s counts to these.
-    fn merge(&mut self, other: Tally) {
-        self.runs += other.runs;
-        self.holds += other.holds;
-        self.violated += other.violated;
-        self.mismatched += other.mismatched;
-        self.errors.extend(other.errors);
-        for (key, cell) in other.cells {
-            let mine = self.cells.entry(key).or_default();
-            mine.holds += cell.holds;
-            mine.violated += cell.violated;
-            mine.mismatched += cell.mismatched;
-            mine.expect = cell.expect.or(mine.expect);
-        }
-    }
-
-    /// Whether every run met its expectation and every run could be carried out.
-    pub fn all_expected(&self) -> bool {
-        self.mismatched == 0 && self.errors.is_empty()
-    }
 }
 
 /// Every built-in runtime.
@@ -521,26 +337,4 @@ pub fn builtin_runtimes() -> Vec<RuntimeChoice> {
         .iter()
         .filter_map(|name| RuntimeChoice::resolve(name).ok())
         .collect()
-}
-
-/// The machine's parallelism, or one thread.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Runs one spec; a run that panics (a bug in a runtime, a consumer or the harness) becomes
-/// that run's error instead of taking the whole sweep down with it.
-fn run_caught(spec: &RunSpec) -> Result<RunResult, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run(spec, &RunOptions::default())
-    }))
-    .map_err(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|text| text.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string panic".to_string());
-        format!("the run panicked: {message}")
-    })?
-    .map_err(|error| error.to_string())
 }

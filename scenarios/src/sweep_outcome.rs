@@ -4,9 +4,9 @@
 //! where the failing runs were remembered.
 
 use crate::expectation::Expect;
-use crate::matrix::Tally;
 use crate::regressions::Regressions;
 use crate::run::{RunOptions, RunResult, Verdict, run};
+use crate::tally::Tally;
 use crate::test_caller::TestCaller;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

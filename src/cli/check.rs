@@ -12,7 +12,7 @@ use meshsim_scenarios::check::sweep::{AnnounceRun, Cell};
 use meshsim_scenarios::check::{
     CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
 };
-use meshsim_scenarios::matrix::{DEFAULT_SEEDS, default_threads};
+use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
 use meshsim_scenarios::{RuntimeChoice, Scenario};
 use serde_json::json;
 use std::collections::BTreeSet;

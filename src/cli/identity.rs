@@ -3,7 +3,7 @@
 //! which step, over which seed range, and which shard of that range this output is.
 //! `meshsim merge` joins only outputs whose identities agree on everything but the shard.
 
-use crate::cli::selection::Shard;
+use crate::cli::shard::Shard;
 use meshsim_scenarios::Cell;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -16,6 +16,7 @@ mod run_json;
 mod scheduler;
 mod selection;
 mod serve;
+mod shard;
 mod shrink;
 mod sweep;
 mod sweep_output;

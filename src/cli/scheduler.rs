@@ -9,7 +9,36 @@
 //! | Kubernetes Indexed Job | `JOB_COMPLETION_INDEX` (set by Kubernetes) | `JOB_COMPLETIONS` (set by the manifest to the Job's `completions`; Kubernetes has no variable for it) |
 //! | GitLab CI `parallel: N` | `CI_NODE_INDEX` minus 1 (GitLab counts from 1) | `CI_NODE_TOTAL` |
 
-use crate::cli::selection::Shard;
+use crate::cli::shard::Shard;
+use std::str::FromStr;
+
+/// `--shard I/N` or `--shard auto` (the shard a fleet scheduler's environment names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardChoice {
+    Given(Shard),
+    Auto,
+}
+
+impl ShardChoice {
+    /// The shard, looking `auto` up in the environment (`var`, as `std::env::var`).
+    pub fn resolve(self, var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+        match self {
+            ShardChoice::Given(shard) => Ok(shard),
+            ShardChoice::Auto => shard_from_env(var),
+        }
+    }
+}
+
+impl FromStr for ShardChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            return Ok(ShardChoice::Auto);
+        }
+        s.parse().map(ShardChoice::Given)
+    }
+}
 
 /// The shard the environment `var` names (`var` looks a variable up, as `std::env::var`
 /// does), or one line saying why there is none.

@@ -11,16 +11,18 @@
 
 use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
-use crate::cli::selection::{FaultMode, SeedRange, Shard, ShardChoice, tick_ms};
+use crate::cli::scheduler::ShardChoice;
+use crate::cli::selection::{FaultMode, SeedRange, tick_ms};
+use crate::cli::shard::Shard;
 use crate::cli::sweep_output::{finish, run_line};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
-use meshsim_scenarios::matrix::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
 use meshsim_scenarios::{
     ConsumerChoice, Coverage, CoverageSummary, DEFAULT_TICK, Matrix, RunOptions, RunResult,
     RuntimeChoice, Scenario, Verdict,
 };
+use meshsim_scenarios::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};

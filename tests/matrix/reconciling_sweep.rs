@@ -3,7 +3,7 @@
 //! every invariant.
 
 use meshsim_protocol::Dialect;
-use meshsim_scenarios::matrix::builtin_runtimes;
+use meshsim_scenarios::builtin_runtimes;
 use meshsim_scenarios::{ConsumerChoice, Faults, Matrix, Scenario};
 
 #[test]

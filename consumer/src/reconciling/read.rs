@@ -1,49 +1,15 @@
 //! Reading what a peer reports about a task (a stream, or the task a call returned) and
 //! judging every state through the task's ledger.
 
-use super::run::{Run, slot_id};
-use super::tracked::Tracked;
-use crate::client::{ClientError, Connector, EventStream};
+use super::read_report::{ReadEnd, ReadReport};
+use super::run::Run;
+use super::tracked::{Tracked, slot_id};
+use crate::client::{Connector, EventStream};
 use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, Verdict};
 use crate::report::AnomalyKind;
 use crate::session;
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
-use std::time::Duration;
 use tokio::time::Instant;
-
-/// Why reading a connection stopped.
-pub(super) enum ReadEnd {
-    /// The peer closed it.
-    Closed,
-    /// The task reached a state that waits for the client or ends it.
-    Settled,
-    /// A local deadline expired.
-    Deadline(TaskState, Duration),
-    /// The connection failed.
-    Failed(ClientError),
-    /// An event about another task than the one followed.
-    ForeignTask(String),
-}
-
-/// What happened on one connection.
-pub(super) struct ReadReport {
-    pub(super) end: ReadEnd,
-    pub(super) applied: usize,
-    pub(super) duplicate_submitted: bool,
-    pub(super) replayed: bool,
-}
-
-impl ReadReport {
-    /// A connection that ended as `end` with nothing judged.
-    pub(super) fn ended(end: ReadEnd) -> Self {
-        ReadReport {
-            end,
-            applied: 0,
-            duplicate_submitted: false,
-            replayed: false,
-        }
-    }
-}
 
 impl<C: Connector> Run<'_, C> {
     /// Reads a stream until it closes or the task settles, judging every state.

@@ -1,9 +1,9 @@
 //! One job of the reconciling consumer: dispatching a task, following it to an outcome,
 //! answering its questions, and starting over when the peer loses it.
 
-use super::ReconcilingConfig;
-use super::read::{ReadEnd, ReadReport};
-use super::tracked::Tracked;
+use super::config::ReconcilingConfig;
+use super::read_report::{ReadEnd, ReadReport};
+use super::tracked::{Tracked, slot_id};
 use crate::client::ClientError;
 use crate::client::Connector;
 use crate::ledger::ConnectionKind;
@@ -569,12 +569,6 @@ fn mark_answered(slot: &mut Option<Tracked>) {
     if let Some(task) = slot.as_mut() {
         task.answer_taken();
     }
-}
-
-pub(super) fn slot_id(slot: &Option<Tracked>) -> String {
-    slot.as_ref()
-        .map(|task| task.task_id.clone())
-        .unwrap_or_default()
 }
 
 fn outcome(task: &Tracked, state: TaskState) -> Option<Outcome> {

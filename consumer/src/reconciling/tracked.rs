@@ -166,3 +166,10 @@ impl Tracked {
         Some((self.entered + limit, state, limit))
     }
 }
+
+/// The id of the task in `slot`, or the empty string when there is none.
+pub(super) fn slot_id(slot: &Option<Tracked>) -> String {
+    slot.as_ref()
+        .map(|task| task.task_id.clone())
+        .unwrap_or_default()
+}

@@ -11,5 +11,5 @@ mod task;
 pub use card::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill};
 pub use event::{StreamEvent, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
 pub use message::{FileContent, Message, Part, PartContent, Role};
-pub use state::TaskState;
+pub use state::{TaskMove, TaskState};
 pub use task::{Artifact, Task, TaskStatus};

@@ -18,7 +18,7 @@ pub(crate) use listing::trimmed;
 use crate::behaviour::Behaviour;
 use crate::executor::{self, Clockwork};
 use crate::personality::Personality;
-use crate::script::Step;
+use crate::step::Step;
 use crate::truth::{GroundTruth, Origin};
 use core::{Core, Effect, Outcome, StreamId};
 use meshsim_protocol::clock::Clock;

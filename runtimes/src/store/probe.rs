@@ -7,7 +7,7 @@ use super::core::{Core, Effect, Outcome};
 use super::shaping::asserted;
 use crate::behaviour::Behaviour;
 use crate::personality::Personality;
-use crate::script::Step;
+use crate::step::Step;
 use crate::truth::Origin;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, TaskState};
 use std::sync::Arc;

@@ -17,69 +17,20 @@ pub mod http_message;
 pub mod real;
 pub mod simulated;
 pub mod tape;
+mod workload;
+
+pub use workload::{DIALECT, PERSONALITIES, Stepping, incident};
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::matrix::Matrix;
-use crate::run::{Faults, RunOptions, RunSpec, RuntimeChoice};
+use crate::run::{Faults, RuntimeChoice};
 use crate::scenario::Scenario;
 use floor::Script;
-use meshsim_protocol::Dialect;
-use meshsim_sim::Seed;
 use real::RealRun;
 use serde::Serialize;
 use simulated::SimulatedSample;
 use std::ops::Range;
 use std::time::{Duration, Instant};
-
-/// How simulated runs take their steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Stepping {
-    /// Idle stretches taken as one step (the default).
-    FastForward,
-    /// Every step one by one.
-    Fixed,
-}
-
-impl Stepping {
-    /// Both, fast-forward first.
-    pub const BOTH: [Stepping; 2] = [Stepping::FastForward, Stepping::Fixed];
-
-    /// The run options that step this way.
-    pub fn options(self) -> RunOptions {
-        RunOptions {
-            fixed_steps: self == Stepping::Fixed,
-            ..RunOptions::default()
-        }
-    }
-}
-
-/// The seed's three personalities.
-pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
-
-/// The dialect every throughput run speaks.
-pub const DIALECT: Dialect = Dialect::V1_0;
-
-/// The run of the seed's incident against `personality` with the reconciling consumer,
-/// stepped every `tick`.
-pub fn incident(
-    personality: &str,
-    seed: u64,
-    faults: Faults,
-    tick: Duration,
-) -> Result<RunSpec, String> {
-    let seed = Seed::new(seed);
-    Ok(RunSpec {
-        seed,
-        scenario: Scenario::SeedIncident,
-        runtime: RuntimeChoice::resolve(personality)?.for_seed(seed),
-        consumer: ConsumerChoice::Reconciling,
-        dialect: DIALECT,
-        faults,
-        job_limit: None,
-        tick,
-    })
-}
 
 /// How much to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,7 +203,7 @@ pub fn measure(
         fixed_steps,
         fast_forward_over_fixed: fast_forward.seeds_per_sec
             / fixed_steps.seeds_per_sec.max(f64::MIN_POSITIVE),
-        cores: crate::matrix::default_threads(),
+        cores: crate::parallel_sweep::default_threads(),
         simulated,
         real,
         floor,

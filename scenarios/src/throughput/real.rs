@@ -3,7 +3,7 @@
 //! and the reconciling consumer over `TcpConnector`. Same seed, same work durations, same
 //! job as the simulated run without faults; only the network and the clock are real.
 
-use super::DIALECT;
+use super::workload::DIALECT;
 use crate::consumer_choice::sim_client;
 use crate::scenario::Scenario;
 use futures_util::future::join_all;

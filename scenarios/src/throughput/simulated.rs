@@ -3,7 +3,7 @@
 
 use super::floor::Script;
 use super::tape::{Tapes, TapingConnector};
-use super::{DIALECT, Stepping, incident};
+use super::workload::{DIALECT, Stepping, incident};
 use crate::consumer_choice::{ConsumerChoice, sim_client};
 use crate::run::{Faults, RunOptions, RunResult, Verdict, run};
 use meshsim_consumer::{ReconcilingConfig, ReconcilingConsumer};

@@ -45,7 +45,7 @@ fn every_run_of_the_default_matrix_hashes_the_same_with_fast_forward_on_and_off(
         "the default matrix has {} runs",
         specs.len()
     );
-    let threads = meshsim_scenarios::matrix::default_threads().clamp(1, specs.len());
+    let threads = meshsim_scenarios::default_threads().clamp(1, specs.len());
     let chunk = specs.len().div_ceil(threads);
     let pairs: Vec<Pair> = std::thread::scope(|scope| {
         let workers: Vec<_> = specs

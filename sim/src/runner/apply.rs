@@ -5,8 +5,7 @@ use std::collections::BTreeSet;
 use turmoil::Sim;
 
 use super::config::RunConfig;
-use super::record::Outcome;
-use super::runner::Reports;
+use super::record::{Outcome, Reports};
 use crate::fault::{Fault, Hooks};
 use crate::trace::to_canonical_json;
 use meshsim_trace::TraceEvent;

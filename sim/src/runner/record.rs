@@ -1,11 +1,17 @@
 //! What a run leaves behind: the [`RunRecord`] (serialisable, small) and the trace.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::fault::FaultPlan;
 use crate::trace::{Trace, TraceHash};
+
+/// Each node's report while the run goes on, by node name (shared by the supervised nodes
+/// and the fault applier).
+pub(super) type Reports = Rc<RefCell<BTreeMap<String, NodeReport>>>;
 
 /// How a node's software ended (for a host: its latest incarnation).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use futures_util::FutureExt;
 use super::apply::World;
 use super::config::RunConfig;
 use super::fast_forward::{Upcoming, idle_steps};
-use super::record::{NodeReport, Outcome, Role, Run, RunRecord};
+use super::record::{NodeReport, Outcome, Reports, Role, Run, RunRecord};
 use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
 use crate::sim_time::SimTime;
@@ -28,7 +28,6 @@ pub type HostResult = Result<(), Box<dyn Error>>;
 type LocalFuture = Pin<Box<dyn Future<Output = HostResult>>>;
 type Software = Rc<dyn Fn() -> LocalFuture>;
 type Check = Box<dyn FnMut(CheckPoint) -> Result<(), String>>;
-pub(super) type Reports = Rc<RefCell<BTreeMap<String, NodeReport>>>;
 
 /// The phase a run is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 
 use super::source::Source;
 use crate::cli::identity::SweepIdentity;
-use crate::cli::selection::Shard;
+use crate::cli::shard::Shard;
 use crate::cli::sweep_output::Summary;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{CellKey, Expect, Invariant, Scenario, Tally, Verdict};

@@ -1,22 +1,22 @@
 //! `meshsim serve --runtime NAME|FILE [--dialect D] [--addr 127.0.0.1:PORT] [--seed S]`:
 //! runs one runtime personality on real TCP (loopback unless `--allow-non-loopback`, wall
 //! clock) until SIGINT or SIGTERM, printing the URL it listens on, so consumer code in any
-//! language can be pointed at it. A [`guard`] bounds what clients can make it hold (body
+//! language can be pointed at it. A [`ServeGuard`] bounds what clients can make it hold (body
 //! size and time, open streams, stored tasks) and checks bearer tokens; see
 //! docs/hardening.md.
 
-mod guard;
 mod shutdown;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use clap::Args;
-use guard::{Drain, Guard, Limits, Tenants};
 use http::Uri;
 use meshsim_consumer::TcpConnector;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{GroundTruth, Runtime, Sidecar, resolve};
+use meshsim_runtimes::{
+    BodyDrain, GroundTruth, Runtime, ServeGuard, ServeLimits, Sidecar, Tenants, resolve,
+};
 use meshsim_sim::transport::{ServeOptions, serve_with};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -26,7 +26,7 @@ use std::time::Duration;
 /// How much of a refused (413, 408) body is read and dropped before the refusal is sent:
 /// enough for a client that sends a few MiB without waiting to read the 413, bounded so a
 /// client cannot hold the server by sending forever.
-const REFUSED_BODY_DRAIN: Drain = Drain {
+const REFUSED_BODY_DRAIN: BodyDrain = BodyDrain {
     bytes: 16 << 20,
     time: Duration::from_secs(1),
 };
@@ -158,14 +158,14 @@ pub fn run(args: ServeArgs) -> ExitCode {
             true => Tenants::Open(stores.remove(0)),
             false => Tenants::Tokens(args.tokens.iter().cloned().zip(stores).collect()),
         };
-        let limits = Limits {
+        let limits = ServeLimits {
             max_body_bytes: args.max_body_bytes as usize,
             body_timeout: Duration::from_millis(args.body_timeout_ms),
             max_streams: args.max_streams as usize,
             drain: REFUSED_BODY_DRAIN,
         };
         let (stop, stopping) = tokio::sync::watch::channel(false);
-        let guard = Guard::new(card, tenants, args.dialect, limits, stopping);
+        let guard = ServeGuard::new(card, tenants, args.dialect, limits, stopping);
         let in_flight = guard.in_flight();
         let options = ServeOptions {
             header_read_timeout: Duration::from_millis(args.header_timeout_ms),

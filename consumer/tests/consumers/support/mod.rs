@@ -2,7 +2,6 @@
 //! compares a job report with the runtime's ground truth.
 
 use axum::Router;
-use meshsim_consumer::lifecycle::{Step, step};
 use meshsim_consumer::report::TaskView;
 use meshsim_consumer::{
     Consumer, Deadlines, Job, JobReport, NaiveConsumer, Outcome, ReconcilingConfig,
@@ -221,7 +220,7 @@ pub fn divergences(report: &JobReport, truth: &GroundTruth) -> Vec<String> {
         }
         let mut current = None;
         for state in applied(view) {
-            if step(current, state) != Step::Forward {
+            if !state.move_from(current).is_legal() {
                 problems.push(format!("{}: illegal {current:?} -> {state}", view.task_id));
             }
             current = Some(state);

@@ -21,7 +21,7 @@ use super::ids::Draws;
 use super::listing::{self, Listed};
 use crate::behaviour::Behaviour;
 use crate::personality::{Personality, Timestamps};
-use crate::script::Step;
+use crate::step::Step;
 use crate::truth::TaskTruth;
 use entry::Entry;
 use meshsim_protocol::clock::rfc3339;

@@ -3,7 +3,7 @@
 
 use super::{Core, Effect, Outcome};
 use crate::personality::Reaping;
-use crate::script::Step;
+use crate::step::Step;
 use crate::store::shaping;
 use meshsim_protocol::{
     Artifact, Message, Part, Role, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState,

@@ -11,7 +11,7 @@ mod knobs;
 use super::{Accepted, Core, Effect, StreamId};
 use crate::behaviour::Knobs;
 use crate::personality::Personality;
-use crate::script::Step;
+use crate::step::Step;
 use crate::store::shaping::asserted;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, RpcError, StreamEvent, TaskState};
 use std::collections::VecDeque;

@@ -1,0 +1,39 @@
+//! How reading one connection ended, and what it judged on the way.
+
+use crate::client::ClientError;
+use meshsim_protocol::TaskState;
+use std::time::Duration;
+
+/// Why reading a connection stopped.
+pub(super) enum ReadEnd {
+    /// The peer closed it.
+    Closed,
+    /// The task reached a state that waits for the client or ends it.
+    Settled,
+    /// A local deadline expired.
+    Deadline(TaskState, Duration),
+    /// The connection failed.
+    Failed(ClientError),
+    /// An event about another task than the one followed.
+    ForeignTask(String),
+}
+
+/// What happened on one connection.
+pub(super) struct ReadReport {
+    pub(super) end: ReadEnd,
+    pub(super) applied: usize,
+    pub(super) duplicate_submitted: bool,
+    pub(super) replayed: bool,
+}
+
+impl ReadReport {
+    /// A connection that ended as `end` with nothing judged.
+    pub(super) fn ended(end: ReadEnd) -> Self {
+        ReadReport {
+            end,
+            applied: 0,
+            duplicate_submitted: false,
+            replayed: false,
+        }
+    }
+}

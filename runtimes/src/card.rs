@@ -1,0 +1,44 @@
+//! The Agent Card a personality serves: its claims, spelled for one dialect.
+
+use crate::personality::Personality;
+use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
+
+/// The Card a personality serves in a dialect at `url`.
+pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> AgentCard {
+    let claims = &personality.card;
+    let text = vec!["text/plain".to_string()];
+    AgentCard {
+        name: claims.name.clone(),
+        description: Some(claims.description.clone()),
+        version: claims.version.clone(),
+        interfaces: vec![AgentInterface {
+            url: url.to_string(),
+            protocol_binding: "JSONRPC".to_string(),
+            protocol_version: dialect.protocol_version().map(str::to_string),
+        }],
+        capabilities: AgentCapabilities {
+            streaming: Some(claims.streaming),
+            push_notifications: Some(claims.push_notifications),
+            // v1.0 removed the placeholder (A2A #1396); a runtime that does not claim it
+            // leaves the field out, as a2a-sdk and a2a-js 1.3 do in their v0.3 Cards
+            // (tests/interop_*.rs).
+            state_transition_history: (dialect != Dialect::V1_0 && claims.state_transition_history)
+                .then_some(true),
+            extended_agent_card: None,
+        },
+        default_input_modes: text.clone(),
+        default_output_modes: text.clone(),
+        skills: vec![AgentSkill {
+            id: "lifecycle".to_string(),
+            name: "Lifecycle".to_string(),
+            description: Some(
+                "Asks a clarifying question, then completes; see docs/personalities.md".to_string(),
+            ),
+            tags: vec!["meshsim".to_string()],
+            examples: vec!["book a table for two".to_string()],
+            input_modes: text.clone(),
+            output_modes: text,
+        }],
+        security_schemes: Vec::new(),
+    }
+}

@@ -1,0 +1,227 @@
+//! What stands between the network and a runtime served on real TCP (`meshsim serve`):
+//! bearer tokens (each token has its own task store, so no token reaches another's tasks),
+//! the request body limit and deadline, the cap on open streams, the Card's security
+//! schemes, and the count of requests in flight that a graceful shutdown waits for.
+
+mod bearer;
+mod body;
+mod limits;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+pub use limits::{BodyDrain, ServeLimits};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
+use bearer::{advertise_bearer, holder, unauthenticated};
+use body::read_body;
+use http_body_util::BodyExt;
+use meshsim_protocol::{Dialect, ErrorCode, RequestId, RpcError, RpcResponse};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use stream::{GuardedStream, InFlight};
+use tokio::sync::{Semaphore, watch};
+use tower::ServiceExt;
+
+/// Who may call: everyone (one task store), or the holders of bearer tokens (a task store
+/// per token).
+pub enum Tenants {
+    Open(Router),
+    Tokens(Vec<(String, Router)>),
+}
+
+/// The guard's state; [`ServeGuard::router`] turns it into the served router.
+pub struct ServeGuard {
+    /// Serves the Agent Card, which needs no token.
+    card: Router,
+    tenants: Tenants,
+    dialect: Dialect,
+    limits: ServeLimits,
+    streams: Arc<Semaphore>,
+    in_flight: Arc<AtomicUsize>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl ServeGuard {
+    /// A guard in front of `tenants`, which speak `dialect`, with `card` serving the Agent
+    /// Card; open streams end cleanly once `shutdown` turns true.
+    pub fn new(
+        card: Router,
+        tenants: Tenants,
+        dialect: Dialect,
+        limits: ServeLimits,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
+        ServeGuard {
+            card,
+            tenants,
+            dialect,
+            streams: Arc::new(Semaphore::new(limits.max_streams)),
+            limits,
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            shutdown,
+        }
+    }
+
+    /// How many requests are being answered or streamed right now.
+    pub fn in_flight(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.in_flight)
+    }
+
+    /// The router that serves every request through the guard.
+    pub fn router(self) -> Router {
+        Router::new().fallback(handle).with_state(Arc::new(self))
+    }
+
+    /// The router a request is for, or `None` when its token is missing or unknown.
+    fn tenant(&self, headers: &axum::http::HeaderMap) -> Option<&Router> {
+        match &self.tenants {
+            Tenants::Open(router) => Some(router),
+            Tenants::Tokens(tokens) => holder(tokens, headers),
+        }
+    }
+
+    /// A JSON-RPC error answered with HTTP `status`, in the served dialect.
+    fn refuse(&self, status: StatusCode, code: ErrorCode, message: String) -> Response<Body> {
+        refusal(self.dialect, status, RpcError::new(code, message))
+    }
+}
+
+async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) -> Response<Body> {
+    let in_flight = InFlight::new(&guard.in_flight);
+    if request.method() != HttpMethod::POST {
+        return public(&guard, request).await;
+    }
+    let Some(tenant) = guard.tenant(request.headers()).cloned() else {
+        let mut response = refusal(guard.dialect, StatusCode::UNAUTHORIZED, unauthenticated());
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"meshsim\""),
+        );
+        return response;
+    };
+    let (parts, mut body) = request.into_parts();
+    let body = match read_body(&guard.limits, &parts.headers, &mut body).await {
+        Ok(body) => body,
+        Err(refused) => {
+            let mut response =
+                guard.refuse(refused.status, ErrorCode::InvalidRequest, refused.message);
+            // What is left of the body is not read: the connection cannot carry another
+            // request.
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+    };
+    let permit = if opens_stream(&body) {
+        match Arc::clone(&guard.streams).try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                let mut response = guard.refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::InternalError,
+                    format!(
+                        "too many open streams: {} (--max-streams); retry later",
+                        guard.limits.max_streams
+                    ),
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return response;
+            }
+        }
+    } else {
+        None
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    let Ok(response) = tenant.oneshot(request).await;
+    let streaming = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with(meshsim_protocol::sse::CONTENT_TYPE));
+    if !streaming {
+        return response;
+    }
+    let mut shutdown = guard.shutdown.clone();
+    let shutdown = Box::pin(async move {
+        let _ = shutdown.wait_for(|stopping| *stopping).await;
+    });
+    response.map(|body| {
+        Body::new(GuardedStream {
+            body,
+            shutdown,
+            _permit: permit,
+            _in_flight: in_flight,
+        })
+    })
+}
+
+/// A JSON-RPC error body (id null: the request was not read) with an HTTP status.
+fn refusal(dialect: Dialect, status: StatusCode, error: RpcError) -> Response<Body> {
+    let response = RpcResponse {
+        id: RequestId::Null,
+        outcome: Err(error),
+    };
+    let body = match dialect.codec().encode_response(&response) {
+        Ok(encoded) => encoded.value.to_string(),
+        Err(problem) => json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": -32603, "message": problem.to_string()}})
+        .to_string(),
+    };
+    let mut answer = Response::new(Body::from(body));
+    *answer.status_mut() = status;
+    answer.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    answer
+}
+
+/// Whether a request body names a method that answers with a stream, in any dialect (a
+/// v1.0 runtime with the v0.3 compatibility layer serves v0.3 names too).
+fn opens_stream(body: &[u8]) -> bool {
+    let Ok(json) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    let Some(name) = json.get("method").and_then(Value::as_str) else {
+        return false;
+    };
+    Dialect::ALL.into_iter().any(|dialect| {
+        dialect
+            .codec()
+            .method_from_name(name)
+            .is_some_and(|method| method.is_streaming())
+    })
+}
+
+/// A request that needs no token (the Agent Card), the Card carrying the bearer scheme
+/// when tokens are required.
+async fn public(guard: &ServeGuard, request: Request<Body>) -> Response<Body> {
+    let secured = matches!(guard.tenants, Tenants::Tokens(_));
+    let Ok(response) = guard.card.clone().oneshot(request).await;
+    if !secured || response.status() != StatusCode::OK {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await else {
+        return guard.refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::InternalError,
+            "the Agent Card could not be read".to_string(),
+        );
+    };
+    let bytes = collected.to_bytes();
+    let Ok(mut card) = serde_json::from_slice::<Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    advertise_bearer(&mut card);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(card.to_string()))
+}
