@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCES = ["src", "protocol/src", "time/src", "sim/src", "runtimes/src", "consumer/src",
+DEFAULT_SOURCES = ["src", "protocol/src", "time/src", "trace/src", "sim/src", "runtimes/src", "consumer/src",
                    "scenarios/src"]
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 

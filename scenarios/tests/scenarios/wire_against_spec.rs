@@ -346,7 +346,7 @@ fn every_message_of_the_default_matrix_meets_the_official_spec() {
     let checker = Mutex::new(Checker::new());
     let runs = specs.lock().unwrap().len();
     std::thread::scope(|scope| {
-        for _ in 0..meshsim_scenarios::matrix::default_threads() {
+        for _ in 0..meshsim_scenarios::default_threads() {
             scope.spawn(|| {
                 loop {
                     let Some(spec) = specs.lock().unwrap().pop() else {

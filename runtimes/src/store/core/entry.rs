@@ -1,10 +1,12 @@
 //! One task in the store: the task as served, and what the state machine tracks about it.
 
-use super::StreamId;
 use crate::behaviour::TaskView;
 use crate::script::Script;
 use meshsim_protocol::{Message, StreamEvent, Task};
 use std::collections::{BTreeSet, VecDeque};
+
+/// Identifies a stream attached to a task, unique within an instance.
+pub(crate) type StreamId = u64;
 
 pub(super) struct Entry {
     pub(super) task: Task,

@@ -24,6 +24,7 @@ use crate::personality::{Personality, Timestamps};
 use crate::step::Step;
 use crate::truth::TaskTruth;
 use entry::Entry;
+pub(crate) use entry::StreamId;
 use meshsim_protocol::clock::rfc3339;
 use meshsim_protocol::{
     Dialect, ErrorCode, ListTasksParams, RpcError, StreamEvent, Task, TaskList, TaskState,
@@ -31,9 +32,6 @@ use meshsim_protocol::{
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Identifies a stream attached to a task, unique within an instance.
-pub(crate) type StreamId = u64;
 
 /// What a command caused, in order. Each is something the outside world sees or must do.
 #[derive(Debug, Clone, PartialEq)]
