@@ -213,19 +213,6 @@ fn no_double_apply(
     }
 }
 
-/// Whether the state machine allows moving from `from` to `to`.
-pub fn is_legal_step(from: Option<TaskState>, to: TaskState) -> bool {
-    match from {
-        None => to != TaskState::Unknown,
-        Some(from) => {
-            !from.is_terminal()
-                && from != to
-                && to != TaskState::Submitted
-                && to != TaskState::Unknown
-        }
-    }
-}
-
 fn legal_path(
     evidence: &Evidence<'_>,
     run: &JobRun,
@@ -235,7 +222,7 @@ fn legal_path(
     for view in &report.tasks {
         let mut current = None;
         for event in &view.applied {
-            if !is_legal_step(current, event.to) {
+            if !event.to.move_from(current).is_legal() {
                 let from = current.map_or("nothing".to_string(), |s: TaskState| s.to_string());
                 let at_ms = evidence
                     .applied_at(&run.job.name, &view.task_id, &event.at)

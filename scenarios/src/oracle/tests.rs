@@ -153,7 +153,7 @@ fn invariants(violations: &[Violation]) -> Vec<Invariant> {
     violations.iter().map(|v| v.invariant).collect()
 }
 
-/// The seed incident's path on a correct runtime.
+/// The origin incident's path on a correct runtime.
 const ASKED: [(TaskState, u64); 5] = [
     (Submitted, 10),
     (Working, 20),
@@ -273,31 +273,6 @@ fn no_double_apply_ignores_a_state_the_runtime_never_entered() {
         )),
     )];
     assert!(!invariants(&judge_plain(&jobs, &truths)).contains(&Invariant::NoDoubleApply));
-}
-
-#[test]
-fn is_legal_step_follows_the_task_state_machine() {
-    assert!(is_legal_step(None, Submitted));
-    assert!(
-        is_legal_step(None, Working),
-        "a first view may start mid-way"
-    );
-    assert!(!is_legal_step(None, TaskState::Unknown));
-    assert!(is_legal_step(Some(Submitted), Working));
-    assert!(is_legal_step(Some(InputRequired), Working));
-    assert!(is_legal_step(Some(Working), Completed));
-    assert!(!is_legal_step(Some(Working), Working), "no step to itself");
-    assert!(
-        !is_legal_step(Some(Working), Submitted),
-        "nothing back to submitted"
-    );
-    assert!(!is_legal_step(Some(Working), TaskState::Unknown));
-    for terminal in [Completed, Failed, Canceled] {
-        assert!(
-            !is_legal_step(Some(terminal), Working),
-            "{terminal} is terminal"
-        );
-    }
 }
 
 #[test]
