@@ -1,7 +1,7 @@
 //! `cargo bench`: the throughput suite, measured through `meshsim_scenarios::throughput`
 //! like `meshsim bench` (which prints the three figures side by side):
 //!
-//! - `simulated_swarm/<personality>`: one simulated run of the seed's incident with the
+//! - `simulated_swarm/<personality>`: one simulated run of the origin incident with the
 //!   reconciling consumer under swarm faults (seeds cycle over 0..100), with idle
 //!   fast-forward; elements/s is seeds per second on one thread;
 //! - `simulated_swarm_fixed_steps/<personality>`: the same runs with every step taken;

@@ -14,7 +14,7 @@
 //! });
 //! Matrix::for_consumer(mine)
 //!     .runtimes(["go-replaying", "jvm-reaping"])
-//!     .scenarios([Scenario::SeedIncident])
+//!     .scenarios([Scenario::OriginIncident])
 //!     .dialects([Dialect::V1_0])
 //!     .seeds(0..2)
 //!     .run()
@@ -24,7 +24,7 @@
 //! Each run is one seed of one cell (scenario, faults, runtime, dialect) in a simulated
 //! network and clock; an oracle judges what the consumer reported against the runtimes'
 //! ground truth. By default a matrix is every built-in runtime, scenario and dialect under
-//! swarm faults, plus the seed's incident without faults, seeds `0..3`. The environment
+//! swarm faults, plus the origin incident without faults, seeds `0..3`. The environment
 //! changes that without touching the test: `MESHSIM_SEEDS=0..50` sweeps 50 seeds,
 //! `MESHSIM_SEED=7` one; `MESHSIM_RUNTIME`, `MESHSIM_SCENARIO`, `MESHSIM_DIALECT` and
 //! `MESHSIM_FAULTS` narrow the cells. A failing test prints a tally by cell and invariant
@@ -105,7 +105,7 @@
 //! });
 //! Matrix::for_consumer(poller)
 //!     .runtimes(["python-correct"])
-//!     .scenarios([Scenario::SeedIncident])
+//!     .scenarios([Scenario::OriginIncident])
 //!     .faults([Faults::None])
 //!     .seeds(0..2)
 //!     .run()

@@ -52,7 +52,7 @@ fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
     });
     let outcome = Matrix::for_consumer(naive_as_mine)
         .runtimes(["go-replaying"])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .dialects([Dialect::V1_0])
         .faults([Faults::None])
         .seeds(0..1)
@@ -87,12 +87,12 @@ fn replays_anyway() -> RuntimeChoice {
     RuntimeChoice::named("replays-anyway", Personality::default()).with_behaviour(ReplaysAnyway)
 }
 
-/// The verdicts of the naive consumer on the seed's incident against `runtime`.
+/// The verdicts of the naive consumer on the origin incident against `runtime`.
 fn naive_verdicts(runtime: RuntimeChoice) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     Matrix::for_consumer(ConsumerChoice::Naive)
         .runtimes([runtime])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .dialects([Dialect::V1_0])
         .faults([Faults::None])
         .seeds(0..3)
@@ -121,7 +121,7 @@ fn a_rust_behaviour_runs_in_the_matrix_and_the_oracle_judges_by_it() {
     );
     Matrix::for_consumer(my_orchestrator("my-orchestrator"))
         .runtimes([replays_anyway()])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .dialects([Dialect::V1_0])
         .seeds(0..3)
         .run()
@@ -153,7 +153,7 @@ fn trace_hashes(consumer: ConsumerChoice) -> Vec<String> {
     let mut hashes = Vec::new();
     Matrix::for_consumer(consumer)
         .runtimes(["go-replaying"])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .dialects([Dialect::V1_0])
         .faults([Faults::None])
         .seeds(0..3)

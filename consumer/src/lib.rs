@@ -1,7 +1,7 @@
 //! The consumer side of A2A: what users take into production.
 //!
 //! A transport-generic A2A client, the [`Consumer`] trait a scenario drives, two consumers
-//! (a naive one that plans the task lifecycle from the Agent Card, as the seed's failure
+//! (a naive one that plans the task lifecycle from the Agent Card, as the origin incident's failure
 //! mode does, and a reconciling one that learns each peer's real lifecycle), the per-peer
 //! lifecycle profiles they learn, and the probe behind `meshsim probe`.
 //!

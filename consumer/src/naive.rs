@@ -1,4 +1,4 @@
-//! The naive consumer: plans the lifecycle from the Agent Card, as the seed's failure mode
+//! The naive consumer: plans the lifecycle from the Agent Card, as the origin incident's failure mode
 //! does. The Card says `streaming: true`, so after a stream closes it resubscribes and
 //! applies every state change it receives, in arrival order, without dedup or legality
 //! checks; it answers a question with a follow-up under the same task id and believes that
@@ -14,7 +14,7 @@ use crate::session::{self, Session};
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
 use std::time::Duration;
 
-/// The consumer the seed warns about.
+/// The consumer the origin note warns about.
 pub struct NaiveConsumer<C> {
     connector: C,
     config: ClientConfig,

@@ -53,7 +53,7 @@ impl Default for ProbeConfig {
     }
 }
 
-/// What the Card claims, in the seed's terms.
+/// What the Card claims, in the origin note's terms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CardClaims {
     pub name: String,

@@ -108,7 +108,7 @@ pub enum Observed {
 }
 
 impl Observed {
-    /// Whether the observation is one of the seed's anomalies (-32001, duplicate
+    /// Whether the observation is one of the origin incident's anomalies (-32001, duplicate
     /// `submitted`, replay) that must refresh a profile.
     pub fn is_anomaly(self) -> bool {
         matches!(
@@ -128,7 +128,7 @@ impl Observed {
 }
 
 /// What a peer's runtime does with the lifecycle, as far as has been observed; `None`
-/// is "not observed yet". This is the real capability set the seed asks for.
+/// is "not observed yet". This is the real capability set the origin note asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PeerLifecycleProfile {
     pub key: ProfileKey,

@@ -1,4 +1,4 @@
-// A small @a2a-js/sdk 1.3.0 agent with the seed's script, for meshsim's interop tests.
+// A small @a2a-js/sdk 1.3.0 agent with the origin incident's script, for meshsim's interop tests.
 //
 // A new task goes submitted -> working -> input-required, asking its question in the status
 // message; a follow-up carrying the task's id and the answer goes working -> artifact ->
@@ -49,7 +49,7 @@ const STEP_MS = 50;
 
 const card = {
   name: 'meshsim interop agent (a2a-js)',
-  description: "The seed's script: asks one question, completes on the answer",
+  description: "The origin incident's script: asks one question, completes on the answer",
   version: '1.3.0',
   supportedInterfaces: [
     { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },

@@ -1,4 +1,4 @@
-"""A small a2a-sdk 1.3.0 agent with the seed's script, for meshsim's interop tests.
+"""A small a2a-sdk 1.3.0 agent with the origin incident's script, for meshsim's interop tests.
 
 A new task goes submitted -> working -> input-required, asking its question in the status
 message; a follow-up carrying the task's id and the answer goes working -> artifact ->
@@ -91,7 +91,7 @@ def card(url: str, protocol_version: str) -> AgentCard:
     """The agent's Card, declaring one JSON-RPC interface at `url`."""
     return AgentCard(
         name='meshsim interop agent (a2a-python)',
-        description="The seed's script: asks one question, completes on the answer",
+        description="The origin incident's script: asks one question, completes on the answer",
         version='1.3.0',
         supported_interfaces=[
             AgentInterface(

@@ -15,7 +15,7 @@ use std::str::FromStr;
 /// A wire dialect of A2A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Dialect {
-    /// The seed's vocabulary: `tasks/send`, `tasks/sendSubscribe`, `/.well-known/agent.json`.
+    /// The origin note's vocabulary: `tasks/send`, `tasks/sendSubscribe`, `/.well-known/agent.json`.
     #[serde(rename = "v0.1")]
     V0_1,
     /// `message/send`, `message/stream`, `kind` discriminators, `final` on status events.

@@ -1,5 +1,5 @@
 //! The v1.0 `A2A-Version` header rules. A v1.0 client sends `A2A-Version: 1.0`; a v1.0
-//! server reads a missing or empty header as 0.3 (spec §3.6.2), compares only the major
+//! server reads a missing or empty header as 0.3 (spec/a2a-v1.0.1-specification.md, section 3.6.2), compares only the major
 //! version (as a2a-sdk 1.3.0 does), and answers anything else with -32009
 //! VersionNotSupported carrying a `google.rpc.ErrorInfo`. v0.1 and v0.3 servers ignore it.
 

@@ -1,6 +1,6 @@
 //! The built-in personalities: one JSON file each in `runtimes/personalities/`, embedded at
 //! build time (see `build.rs`), so that adding a built-in is adding a file. They are the
-//! seed's three runtimes, exactly as its step table has them, and runtimes calibrated
+//! origin incident's three runtimes, exactly as its step table has them, and runtimes calibrated
 //! against real SDKs (docs/personalities.md says where each comes from).
 
 use crate::personality::{Personality, PersonalityError};
@@ -76,7 +76,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seeds_runtimes_are_built_in() {
+    fn the_origin_incidents_runtimes_are_built_in() {
         for name in ["python-correct", "go-replaying", "jvm-reaping"] {
             assert!(BUILTIN_NAMES.contains(&name), "{name}");
         }

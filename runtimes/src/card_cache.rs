@@ -1,4 +1,4 @@
-//! HTTP caching of the Agent Card (v1.0 §8.6): `Cache-Control` with a `max-age`, a strong
+//! HTTP caching of the Agent Card (v1.0 specification, section 8.6): `Cache-Control` with a `max-age`, a strong
 //! `ETag` over the encoded Card, `Last-Modified` at the instance's start (a Card does not
 //! change while an instance lives), and `304 Not Modified` without a body when the
 //! request's `If-None-Match` names the current ETag.
@@ -52,7 +52,7 @@ fn etag(body: &[u8]) -> String {
     format!("\"{hash:016x}\"")
 }
 
-/// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 §13.1.2
+/// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110, section 13.1.2
 /// asks), or is `*`.
 fn matches(tags: &str, etag: &str) -> bool {
     tags.split(',')

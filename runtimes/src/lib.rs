@@ -2,7 +2,7 @@
 //!
 //! A [`Personality`] holds, as data, the knobs on which real runtimes differ (resubscribe
 //! and follow-up semantics, reaping, stream closing, cancel, timestamps, Card claims, work
-//! durations). Built-in personalities reproduce the seed's three runtimes and runtimes
+//! durations). Built-in personalities reproduce the origin incident's three runtimes and runtimes
 //! calibrated against real SDKs. Task lifecycles follow executor [`Script`]s, and every
 //! state change is written to a [`GroundTruth`] handle that the oracle reads directly.
 //! This crate never imports turmoil: it hands out routers, and its sidecar reaches its

@@ -1,7 +1,7 @@
 //! Media types a runtime accepts: the input modes its Card declares. A message part that
 //! states a media type outside them is refused with `ContentTypeNotSupportedError`
 //! (-32005): "A Media Type provided in the request's message parts ... is not supported by
-//! the agent" (v1.0 §3.3.2). Text and data parts state none in the model, so only file
+//! the agent" (v1.0 specification, section 3.3.2). Text and data parts state none in the model, so only file
 //! parts are checked. Some runtimes also answer -32005 to a request body declared as
 //! anything but JSON ([`check_content_type`]).
 

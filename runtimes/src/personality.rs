@@ -211,7 +211,7 @@ pub enum Resubscribe {
     /// The current Task snapshot, then live events (the spec; a2a-python, a2a-java).
     SnapshotThenTail,
     /// Every event the task ever emitted, from `submitted` on, then live events
-    /// (the seed's go-replaying).
+    /// (the origin incident's go-replaying).
     ReplayFromStart,
     /// -32001 once the stream that created the task has closed, though the task lives.
     NotFoundAfterStreamClose,
@@ -225,7 +225,7 @@ pub enum Resubscribe {
 pub enum FollowUp {
     /// Continues the task in place: `working` → ... (the spec).
     Resume,
-    /// Continues it, but first moves it back to `submitted` and says so (the seed's
+    /// Continues it, but first moves it back to `submitted` and says so (the origin incident's
     /// go-replaying).
     ResumeWithDuplicateSubmitted,
     /// Ignores the id and starts a new task.
@@ -240,7 +240,7 @@ pub enum FollowUp {
 pub enum UnknownTask {
     /// -32001 (the spec).
     NotFound,
-    /// Starts a new task with a new id (the seed's jvm-reaping, after reaping).
+    /// Starts a new task with a new id (the origin incident's jvm-reaping, after reaping).
     NewTask,
 }
 
@@ -259,7 +259,7 @@ pub enum BusyFollowUp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Reaping {
-    /// When the last stream attached to it closes (the seed's jvm-reaping: the store is
+    /// When the last stream attached to it closes (the origin incident's jvm-reaping: the store is
     /// keyed on the SSE connection's lifetime).
     OnStreamClose,
     /// `after_ms` after its last transition (or follow-up taken), whatever its state: a
@@ -275,9 +275,9 @@ pub enum Reaping {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StreamClose {
-    /// Only terminal states (spec §3.1.2; a2a-java).
+    /// Only terminal states (v1.0 specification, section 3.1.2; a2a-java).
     TerminalOnly,
-    /// Terminal and interrupted states (spec §11.7; a2a-python).
+    /// Terminal and interrupted states (v1.0 specification, section 11.7; a2a-python).
     TerminalAndInterrupted,
     /// Terminal states and `input-required`, not `auth-required` (a2a-go).
     TerminalAndInputRequired,

@@ -2,7 +2,7 @@
 //!
 //! The message that creates a task picks its script: a TCK message id (`tck-…`, see
 //! [`crate::tck`]) picks a TCK script; else if its text starts with a directive word
-//! (`#complete`, `#fail`, `#long`, `#ask-twice`) that script runs, otherwise the seed's
+//! (`#complete`, `#fail`, `#long`, `#ask-twice`) that script runs, otherwise the origin incident's
 //! default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`] and, for
 //! follow-ups, [`Script::for_follow_up`].
 
@@ -14,7 +14,7 @@ use meshsim_protocol::{Message, Part, TaskState};
 /// follow-up to an interrupted task starts the next turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Script {
-    /// The seed's: `working → input-required` (a question), then on the answer
+    /// The origin incident's: `working → input-required` (a question), then on the answer
     /// `working → completed` with an artifact.
     AskOnce,
     /// `working → completed` with an artifact, no question.

@@ -2,7 +2,7 @@
 //! config methods and the extended Agent Card. Each gets the error the spec assigns when the
 //! Card does not declare the capability, instead of -32601 (the method exists):
 //! `PushNotificationNotSupportedError` (-32003) for push configs, and
-//! `UnsupportedOperationError` (-32004) for the extended Card (v1.0 §3.3.4: "If
+//! `UnsupportedOperationError` (-32004) for the extended Card (v1.0 specification, section 3.3.4: "If
 //! `capabilities.extendedAgentCard` is false or not present ... MUST return
 //! UnsupportedOperationError"). A Card that claims push notifications is a lie these
 //! runtimes can be told to tell; the answer is still -32003, as no runtime here delivers.

@@ -14,9 +14,9 @@ pub type ConsumerFactory = Arc<dyn Fn(TurmoilConnector, u64) -> Box<dyn Consumer
 /// A consumer to put through the matrix.
 #[derive(Clone)]
 pub enum ConsumerChoice {
-    /// Plans the lifecycle from the Card (the seed's failure mode).
+    /// Plans the lifecycle from the Card (the origin incident's failure mode).
     Naive,
-    /// The seed's operational invariant, done right.
+    /// The origin note's operational invariant, done right.
     Reconciling,
     /// A user's consumer, under a name of its own. The name is for tables and messages
     /// only: expectations bind to the consumer, so a user's consumer named `naive` is still

@@ -41,12 +41,12 @@ pub const RULES: &[Rule] = &[
         scenario: None,
         swarm: None,
         expect: Expect::Holds,
-        why: "the reconciling consumer is the seed's operational invariant done right: it holds everywhere",
+        why: "the reconciling consumer is the origin note's operational invariant done right: it holds everywhere",
     },
     Rule {
         consumer: Some("naive"),
         runtime: Some("go-replaying"),
-        scenario: Some(Scenario::SeedIncident),
+        scenario: Some(Scenario::OriginIncident),
         swarm: Some(false),
         expect: Expect::Violates(Invariant::NoDoubleApply),
         why: "go-replaying replays every event on resubscribe: the naive consumer double-counts",
@@ -54,7 +54,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         consumer: Some("naive"),
         runtime: Some("jvm-reaping"),
-        scenario: Some(Scenario::SeedIncident),
+        scenario: Some(Scenario::OriginIncident),
         swarm: Some(false),
         expect: Expect::Violates(Invariant::ViewMatchesTruth),
         why: "jvm-reaping reaps the task when its stream closes: the naive consumer loses it",
@@ -62,7 +62,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         consumer: Some("naive"),
         runtime: Some("python-correct"),
-        scenario: Some(Scenario::SeedIncident),
+        scenario: Some(Scenario::OriginIncident),
         swarm: Some(false),
         expect: Expect::Holds,
         why: "against the correct runtime, trusting the Card is enough",
@@ -73,7 +73,7 @@ pub const RULES: &[Rule] = &[
         scenario: None,
         swarm: None,
         expect: Expect::Unspecified,
-        why: "the naive consumer is only specified on the seed's incident without faults",
+        why: "the naive consumer is only specified on the origin incident without faults",
     },
     Rule {
         consumer: None,
@@ -136,7 +136,7 @@ mod tests {
         use crate::run::{DEFAULT_TICK, Faults, RuntimeChoice};
         let spec = RunSpec {
             seed: meshsim_sim::Seed::new(0),
-            scenario: Scenario::SeedIncident,
+            scenario: Scenario::OriginIncident,
             runtime: RuntimeChoice::resolve("go-replaying").unwrap(),
             consumer: ConsumerChoice::Naive,
             dialect: meshsim_protocol::Dialect::V1_0,

@@ -54,7 +54,7 @@ impl Cell {
 /// A set of cells and seeds to sweep, built with [`Matrix::for_consumer`] (or
 /// [`Matrix::default_matrix`]) and narrowed by its methods. Every dimension defaults to
 /// everything: every built-in runtime, scenario and dialect, swarm faults on every
-/// scenario plus the seed's incident without faults, seeds `0..3`.
+/// scenario plus the origin incident without faults, seeds `0..3`.
 #[derive(Debug, Clone)]
 pub struct Matrix {
     consumers: Vec<ConsumerChoice>,
@@ -99,7 +99,7 @@ impl CellFilter {
 /// Which faults each scenario runs under.
 #[derive(Debug, Clone)]
 enum FaultModes {
-    /// Swarm faults everywhere, and the seed's incident once more without faults (where
+    /// Swarm faults everywhere, and the origin incident once more without faults (where
     /// the naive consumer's divergences are declared).
     SwarmAndQuietIncident,
     /// Exactly these, on every scenario.
@@ -188,7 +188,7 @@ impl Matrix {
     }
 
     /// Every scenario under each of these fault modes (instead of the default: swarm
-    /// faults everywhere plus the seed's incident without faults).
+    /// faults everywhere plus the origin incident without faults).
     pub fn faults(mut self, faults: impl IntoIterator<Item = Faults>) -> Self {
         self.faults = FaultModes::Only(faults.into_iter().collect());
         self
@@ -264,7 +264,7 @@ impl Matrix {
         let mut cells = Vec::new();
         for scenario in &self.scenarios {
             let modes = match &self.faults {
-                FaultModes::SwarmAndQuietIncident if *scenario == Scenario::SeedIncident => {
+                FaultModes::SwarmAndQuietIncident if *scenario == Scenario::OriginIncident => {
                     vec![Faults::None, Faults::Swarm]
                 }
                 FaultModes::SwarmAndQuietIncident => vec![Faults::Swarm],

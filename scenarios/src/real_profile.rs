@@ -52,7 +52,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seed_table_in_profile_terms() {
+    fn the_origin_table_in_profile_terms() {
         let python = profile_of("python-correct");
         assert_eq!(
             python.resubscribe_after_input_required,

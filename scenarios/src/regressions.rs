@@ -169,7 +169,7 @@ mod tests {
         let run = Remembered {
             test: "mine".into(),
             seed: 7,
-            scenario: "seed-incident".into(),
+            scenario: "origin-incident".into(),
             faults: "swarm".into(),
             runtime: "go-replaying".into(),
             dialect: "v1.0".into(),

@@ -213,7 +213,7 @@ pub struct RunOptions {
 ///
 /// Turmoil steps every host once per tick whether or not anything happens, and a step costs
 /// about 8 µs however idle the mesh is, so the tick sets what a sweep costs: 10 ms runs the
-/// seed's incident about five times faster than 1 ms (README, "Throughput"). Inside a host
+/// origin incident about five times faster than 1 ms (README, "Throughput"). Inside a host
 /// timers still fire on the exact millisecond; what the tick coarsens is the network, where
 /// a message is delivered at the first step after its latency has passed. 10 ms is also the
 /// tick TigerBeetle's simulator runs at.

@@ -22,8 +22,8 @@ pub const ANSWER: &str = "as plain text, please";
 /// A named situation to run a consumer through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scenario {
-    /// The seed's incident: stream to input-required, stream closes, resubscribe, follow up.
-    SeedIncident,
+    /// The origin incident: stream to input-required, stream closes, resubscribe, follow up.
+    OriginIncident,
     /// The task is canceled while it waits at input-required.
     CancelAtInputRequired,
     /// A sidecar in front of the runtime cuts the stream while the task works.
@@ -39,9 +39,9 @@ pub enum Scenario {
 }
 
 impl Scenario {
-    /// Every scenario; the seed's incident first (it is the default).
+    /// Every scenario; the origin incident first (it is the default).
     pub const ALL: [Scenario; 7] = [
-        Scenario::SeedIncident,
+        Scenario::OriginIncident,
         Scenario::CancelAtInputRequired,
         Scenario::SidecarCut,
         Scenario::CrashBounce,
@@ -53,7 +53,7 @@ impl Scenario {
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            Scenario::SeedIncident => "seed-incident",
+            Scenario::OriginIncident => "origin-incident",
             Scenario::CancelAtInputRequired => "cancel-at-input-required",
             Scenario::SidecarCut => "sidecar-cut",
             Scenario::CrashBounce => "crash-bounce",
@@ -66,8 +66,8 @@ impl Scenario {
     /// One line for `meshsim list`.
     pub fn summary(self) -> &'static str {
         match self {
-            Scenario::SeedIncident => {
-                "the seed's incident: input-required, stream closed, resubscribe, follow-up"
+            Scenario::OriginIncident => {
+                "the origin incident: input-required, stream closed, resubscribe, follow-up"
             }
             Scenario::CancelAtInputRequired => "the consumer cancels the task at input-required",
             Scenario::SidecarCut => {
@@ -81,7 +81,7 @@ impl Scenario {
                 "the runtime's first task never leaves submitted (the consumer's deadline)"
             }
             Scenario::HeterogeneousMesh => {
-                "six concurrent jobs over the runtime under test and the seed's three runtimes"
+                "six concurrent jobs over the runtime under test and the origin incident's three runtimes"
             }
         }
     }
@@ -97,7 +97,7 @@ impl Scenario {
         };
         let mut rng = seed.rng_for("scenario");
         match self {
-            Scenario::SeedIncident => single(JobSpec::ask("incident", 0, "Summarise the report")),
+            Scenario::OriginIncident => single(JobSpec::ask("incident", 0, "Summarise the report")),
             Scenario::CancelAtInputRequired => {
                 let mut job = JobSpec::ask("cancel", 0, "Draft a reply to the customer");
                 job.cancel_at_input_required = true;

@@ -200,7 +200,7 @@ mod tests {
         let one = env(&[
             ("MESHSIM_SEED", "7"),
             ("MESHSIM_RUNTIME", "go-replaying"),
-            ("MESHSIM_SCENARIO", "seed-incident"),
+            ("MESHSIM_SCENARIO", "origin-incident"),
             ("MESHSIM_DIALECT", "v0.1"),
             ("MESHSIM_FAULTS", "none"),
         ])

@@ -1,5 +1,5 @@
 //! `meshsim bench [--quick] [--json] [--memory-seeds N]`: what a sweep costs, measured on the
-//! seed's incident with the reconciling consumer (see `meshsim_scenarios::throughput`):
+//! origin incident with the reconciling consumer (see `meshsim_scenarios::throughput`):
 //! (a) simulated seeds per second under swarm faults on one thread, (b) the same scenario
 //! over real loopback TCP against the simulated run, (c) the protocol floor, and the
 //! `--jobs 2` over `--jobs 1` sweep throughput. Every simulated figure is measured with idle
@@ -95,7 +95,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
 
 fn table(figures: &Figures, quick: bool) -> String {
     let mut out = format!(
-        "meshsim bench{}: the seed's incident, reconciling consumer, {DIALECT}, {} ms steps, {} cores\n\n",
+        "meshsim bench{}: the origin incident, reconciling consumer, {DIALECT}, {} ms steps, {} cores\n\n",
         if quick { " --quick" } else { "" },
         figures.tick_ms,
         figures.cores
@@ -216,7 +216,7 @@ fn peak_rss_of_sweep(seeds: u64, tick: Duration) -> Result<u64, String> {
         .args([
             "sweep",
             "--scenario",
-            "seed-incident",
+            "origin-incident",
             "--consumer",
             "reconciling",
         ])

@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The runtimes checked when none is named: the seed's three.
-const SEED_RUNTIMES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
+/// The runtimes checked when none is named: the origin incident's three.
+const ORIGIN_RUNTIMES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -139,7 +139,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
 
 fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
     let runtimes = if args.runtime.is_empty() {
-        SEED_RUNTIMES
+        ORIGIN_RUNTIMES
             .iter()
             .map(|name| RuntimeChoice::resolve(name))
             .collect()

@@ -17,7 +17,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Seed,
     /// The scenario (see `meshsim list`).
-    #[arg(long, default_value = "seed-incident")]
+    #[arg(long, default_value = "origin-incident")]
     pub scenario: Scenario,
     /// A built-in runtime personality, the path of a personality file, or `swarm` (the
     /// personality the seed draws from the knob space; replay prints it as a file).

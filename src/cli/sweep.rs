@@ -50,7 +50,7 @@ pub struct SweepArgs {
     /// Seeds A..B (A inclusive, B exclusive) for every cell.
     #[arg(long)]
     seed_range: Option<SeedRange>,
-    /// `none` or `swarm`; default: swarm everywhere, and the seed's incident once more
+    /// `none` or `swarm`; default: swarm everywhere, and the origin incident once more
     /// without faults (where the naive consumer's divergences are declared).
     #[arg(long)]
     faults: Option<FaultMode>,

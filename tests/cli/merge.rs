@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// and without faults, eight seeds (64 runs).
 const SWEEP: &[&str] = &[
     "--scenario",
-    "seed-incident",
+    "origin-incident",
     "--runtime",
     "go-replaying",
     "--runtime",

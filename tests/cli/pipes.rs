@@ -88,7 +88,7 @@ fn json_output_is_only_json() {
         "--seeds",
         "1",
         "--scenario",
-        "seed-incident",
+        "origin-incident",
         "--runtime",
         "python-correct",
         "--consumer",

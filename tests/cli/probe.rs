@@ -1,4 +1,4 @@
-//! `meshsim probe` as a user runs it, against `meshsim serve` for each of the seed's three
+//! `meshsim probe` as a user runs it, against `meshsim serve` for each of the origin incident's three
 //! runtimes: the JSON report carries the profile each really has, and the text report names
 //! the Card claims it contradicts. The personality `--personality-out` writes, served in
 //! turn, measures the same report.

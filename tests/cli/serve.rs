@@ -1,5 +1,5 @@
 //! `meshsim serve` as a user runs it: the binary listens on loopback, prints its URL, and a
-//! plain hyper client plays the seed's five steps against it for each seed runtime.
+//! plain hyper client plays the origin incident's five steps against it for each seed runtime.
 
 use crate::support;
 use crate::support::{Client, Target};
@@ -65,7 +65,7 @@ async fn seed_steps_against_meshsim_serve() {
             let (_served, addr) = serve(runtime, dialect);
             assert!(addr.ip().is_loopback());
             let client = Client::new(Target::Tcp(addr), dialect);
-            support::seed::play(&client, runtime, None).await;
+            support::incident::play(&client, runtime, None).await;
         }
     }
 }

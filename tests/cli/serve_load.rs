@@ -1,4 +1,4 @@
-//! `meshsim serve` under load on loopback: N tasks run the seed's script at once (stream a
+//! `meshsim serve` under load on loopback: N tasks run the origin incident's script at once (stream a
 //! request, stop at input-required, stream the answer, read to completed, confirm with
 //! GetTask), each over its own connections; every task holds its first stream open until all
 //! N are open together. Every task must reach `completed`; the figures (streams held at
@@ -59,7 +59,7 @@ async fn read_until(stream: &mut support::EventReader, state: TaskState) -> Vec<
     seen
 }
 
-/// The seed's script for one task: question, answer, completion. Every task holds its first
+/// The origin incident's script for one task: question, answer, completion. Every task holds its first
 /// stream open at `all_open` until every other task has its own open too, so the server
 /// carries all of them at once however the machine schedules the clients.
 async fn lifecycle(

@@ -67,7 +67,7 @@ fn sweep_draws_only_the_runs_that_violated_an_invariant() {
     let out = meshsim(&[
         "sweep",
         "--scenario",
-        "seed-incident",
+        "origin-incident",
         "--runtime",
         "jvm-reaping",
         "--runtime",
@@ -102,8 +102,8 @@ fn sweep_draws_only_the_runs_that_violated_an_invariant() {
     assert_eq!(
         written,
         [
-            "seed-incident-none-jvm-reaping-naive-v1.0-seed0.html",
-            "seed-incident-none-jvm-reaping-naive-v1.0-seed1.html",
+            "origin-incident-none-jvm-reaping-naive-v1.0-seed0.html",
+            "origin-incident-none-jvm-reaping-naive-v1.0-seed1.html",
         ],
         "python-correct holds for the naive consumer: nothing to draw"
     );

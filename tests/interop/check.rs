@@ -3,7 +3,7 @@
 //! the same seed strikes its faults at the same exchange points; the built-in consumers run
 //! as programs (`meshsim consume`) get the simulation's verdicts; and the example consumers
 //! on the official Python and JavaScript SDKs (installed by `interop/install.sh`) show the
-//! seed's divergences, or hold. `--timelines` draws a page for each run that did not hold.
+//! origin incident's divergences, or hold. `--timelines` draws a page for each run that did not hold.
 
 use crate::support::{Sdk, install, install_dir, repo};
 use meshsim_protocol::Dialect;
@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-const SEED_RUNTIMES: [&str; 3] = ["go-replaying", "jvm-reaping", "python-correct"];
+const ORIGIN_RUNTIMES: [&str; 3] = ["go-replaying", "jvm-reaping", "python-correct"];
 
 /// Runs `meshsim check ARGS -- PROGRAM` with `--json`; its exit code, the run lines and the
 /// summary.
@@ -100,7 +100,7 @@ esac"#,
             "--runtime",
             "python-correct",
             "--scenario",
-            "seed-incident",
+            "origin-incident",
             "--seeds",
             "4",
             "--jobs",
@@ -182,8 +182,8 @@ fn the_same_seed_strikes_its_faults_at_the_same_exchange_points() {
 #[test]
 fn the_built_in_consumers_as_programs_get_the_simulations_verdicts_on_the_incident() {
     for consumer in ["naive", "reconciling"] {
-        let mut args = vec!["--scenario", "seed-incident", "--seeds", "1"];
-        for runtime in SEED_RUNTIMES {
+        let mut args = vec!["--scenario", "origin-incident", "--seeds", "1"];
+        for runtime in ORIGIN_RUNTIMES {
             args.extend(["--runtime", runtime]);
         }
         for dialect in Dialect::ALL {
@@ -191,12 +191,12 @@ fn the_built_in_consumers_as_programs_get_the_simulations_verdicts_on_the_incide
         }
         let (_, runs, _) = check(&args, &[meshsim(), "consume", "--consumer", consumer]);
         let checked = verdicts(&runs);
-        assert_eq!(checked.len(), SEED_RUNTIMES.len() * Dialect::ALL.len());
-        for runtime in SEED_RUNTIMES {
+        assert_eq!(checked.len(), ORIGIN_RUNTIMES.len() * Dialect::ALL.len());
+        for runtime in ORIGIN_RUNTIMES {
             for dialect in Dialect::ALL {
                 let spec = RunSpec {
                     seed: Seed::new(0),
-                    scenario: Scenario::SeedIncident,
+                    scenario: Scenario::OriginIncident,
                     runtime: RuntimeChoice::resolve(runtime).unwrap(),
                     consumer: ConsumerChoice::builtin(consumer).unwrap(),
                     dialect,
@@ -227,8 +227,8 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
     let _ = std::fs::remove_dir_all(&dir);
     let timelines = dir.join("pages");
     let timelines_arg = timelines.display().to_string();
-    let mut args = vec!["--scenario", "seed-incident", "--seeds", "1"];
-    for runtime in SEED_RUNTIMES {
+    let mut args = vec!["--scenario", "origin-incident", "--seeds", "1"];
+    for runtime in ORIGIN_RUNTIMES {
         args.extend(["--runtime", runtime]);
     }
     args.extend(["--timelines", &timelines_arg]);
@@ -244,8 +244,8 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
     assert_eq!(
         pages,
         [
-            "seed-incident-go-replaying-v1.0-seed0-r0.html",
-            "seed-incident-jvm-reaping-v1.0-seed0-r0.html"
+            "origin-incident-go-replaying-v1.0-seed0-r0.html",
+            "origin-incident-jvm-reaping-v1.0-seed0-r0.html"
         ],
         "{runs:#?}"
     );
@@ -268,16 +268,16 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The must-show command's arguments: the seed's three runtimes on its incident, 3 seeds.
+/// The must-show command's arguments: the origin incident's three runtimes on its incident, 3 seeds.
 fn incident_args() -> Vec<&'static str> {
-    let mut args = vec!["--scenario", "seed-incident", "--seeds", "3"];
-    for runtime in SEED_RUNTIMES {
+    let mut args = vec!["--scenario", "origin-incident", "--seeds", "3"];
+    for runtime in ORIGIN_RUNTIMES {
         args.extend(["--runtime", runtime]);
     }
     args
 }
 
-/// The seed's divergences: the naive consumer double-applies against go-replaying, believes
+/// The origin incident's divergences: the naive consumer double-applies against go-replaying, believes
 /// in a reaped task against jvm-reaping, and holds against python-correct.
 fn assert_naive_divergences(runs: &[Value]) {
     assert_eq!(runs.len(), 9, "{runs:#?}");
@@ -296,7 +296,7 @@ fn python() -> String {
 }
 
 #[test]
-fn the_python_naive_example_shows_the_seeds_divergences_and_the_reconciling_one_holds() {
+fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one_holds() {
     let Some(()) = install(Sdk::Python) else {
         return;
     };

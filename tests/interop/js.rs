@@ -1,6 +1,6 @@
 //! meshsim against the real JavaScript SDK, @a2a-js/sdk 1.3.0 (with express) from npm,
 //! installed by `interop/install.sh` into `target/interop/node`, running
-//! `interop/js/agent.mjs` (the seed's script) on loopback: `meshsim probe` measures it; the client decodes everything
+//! `interop/js/agent.mjs` (the origin incident's script) on loopback: `meshsim probe` measures it; the client decodes everything
 //! it sends in v1.0 and, through the SDK's compatibility layer, v0.3; the reconciling
 //! consumer completes a task through `input-required`; and the `a2a-js-1.3`
 //! personality, served by `meshsim serve`, measures the same profile in both dialects. The

@@ -1,6 +1,6 @@
 //! meshsim against the real Python SDK, a2a-sdk[http-server] 1.3.0 from PyPI, installed by
 //! `interop/install.sh` into `target/interop/venv`, running `interop/python/agent.py` (the
-//! seed's script) on loopback: `meshsim probe` measures it; the client decodes everything
+//! origin incident's script) on loopback: `meshsim probe` measures it; the client decodes everything
 //! it sends in v1.0 and, through the SDK's compatibility layer, v0.3; the reconciling
 //! consumer completes a task through `input-required`; and the `a2a-python-1.3`
 //! personality, served by `meshsim serve`, measures the same profile in both dialects. The

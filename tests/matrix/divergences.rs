@@ -1,4 +1,4 @@
-//! The seed's incident reproduced from fixed seeds: the naive consumer double-counts
+//! The origin incident reproduced from fixed seeds: the naive consumer double-counts
 //! against go-replaying and loses the task against jvm-reaping, as the oracle names them;
 //! the reconciling consumer holds against the same runtimes.
 
@@ -17,7 +17,7 @@ use meshsim_trace::TraceLine;
 fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64) -> RunSpec {
     RunSpec {
         seed: Seed::new(seed),
-        scenario: Scenario::SeedIncident,
+        scenario: Scenario::OriginIncident,
         runtime: RuntimeChoice::resolve(runtime).expect("a built-in"),
         consumer,
         dialect,
@@ -140,7 +140,7 @@ fn count(states: &[TaskState], state: TaskState) -> usize {
 /// must notice before accepting.
 #[test]
 fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
-    let spec = reconciling_under_swarm(Scenario::SeedIncident, "jvm-reaping", Dialect::V0_1, 62);
+    let spec = reconciling_under_swarm(Scenario::OriginIncident, "jvm-reaping", Dialect::V0_1, 62);
     let result = run(&spec, &RunOptions::default()).unwrap();
     // The situation: a task id the runtime created twice, the second time from a follow-up,
     // and the consumer saw it.
@@ -428,7 +428,7 @@ fn reconciling_consumer_gives_up_at_once_saying_the_peer_refused_the_cancel() {
 }
 
 /// The control: where a drawn personality's Card claims streaming but the runtime drops a
-/// task when its stream closes at input-required (the seed's lie), the naive consumer,
+/// task when its stream closes at input-required (the origin note's lie), the naive consumer,
 /// which trusts the Card, still diverges; the reconciling one holds on the same runs.
 #[test]
 fn the_naive_consumer_diverges_where_a_swarm_cards_claims_lie() {

@@ -18,20 +18,34 @@ const TABLE: &str = concat!(
 /// The runs the table pins: every seed runtime, both consumers, every dialect, with and
 /// without swarm faults, over a few scenarios.
 const RUNS: &[(u64, &str, &str, &str, &str, &str)] = &[
-    (7, "seed-incident", "go-replaying", "naive", "v1.0", "none"),
-    (7, "seed-incident", "jvm-reaping", "naive", "v0.3", "none"),
     (
         7,
-        "seed-incident",
+        "origin-incident",
+        "go-replaying",
+        "naive",
+        "v1.0",
+        "none",
+    ),
+    (7, "origin-incident", "jvm-reaping", "naive", "v0.3", "none"),
+    (
+        7,
+        "origin-incident",
         "python-correct",
         "reconciling",
         "v0.1",
         "none",
     ),
-    (3, "seed-incident", "jvm-reaping", "naive", "v1.0", "swarm"),
+    (
+        3,
+        "origin-incident",
+        "jvm-reaping",
+        "naive",
+        "v1.0",
+        "swarm",
+    ),
     (
         11,
-        "seed-incident",
+        "origin-incident",
         "go-replaying",
         "reconciling",
         "v0.3",
@@ -39,7 +53,7 @@ const RUNS: &[(u64, &str, &str, &str, &str, &str)] = &[
     ),
     (
         5,
-        "seed-incident",
+        "origin-incident",
         "a2a-js-1.3",
         "reconciling",
         "v1.0",

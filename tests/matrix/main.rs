@@ -1,4 +1,4 @@
-//! The simulated matrix from fixed seeds: the seed's incident reproduced (the naive consumer
+//! The simulated matrix from fixed seeds: the origin incident reproduced (the naive consumer
 //! diverges as the oracle names it, the reconciling one holds) and the reconciling consumer's
 //! sweep under swarm faults; a broken consumer per invariant, each caught by the oracle; and
 //! the golden trace hashes of a few fixed runs.

@@ -163,7 +163,7 @@ fn apply_question_twice(report: &mut JobReport) {
         .applied
         .iter()
         .position(|event| event.to == TaskState::InputRequired)
-        .expect("the seed's incident asks a question");
+        .expect("the origin incident asks a question");
     let again: Vec<AppliedEvent> = task.applied[question..question + 2].to_vec();
     let before_last = task.applied.len() - 1;
     task.applied.splice(before_last..before_last, again);
@@ -291,7 +291,7 @@ fn accepted_truth(result: &RunResult) -> (String, Vec<(TaskState, u64)>) {
 
 #[test]
 fn the_unbroken_wrapper_holds_in_every_cell_used() {
-    for scenario in [Scenario::SeedIncident, Scenario::StuckInSubmitted] {
+    for scenario in [Scenario::OriginIncident, Scenario::StuckInSubmitted] {
         let outcome = run_one(Break::Nothing, scenario);
         assert_eq!(
             outcome.tally.holds, 1,
@@ -304,7 +304,7 @@ fn the_unbroken_wrapper_holds_in_every_cell_used() {
 
 #[test]
 fn applying_replayed_events_breaks_no_double_apply() {
-    let outcome = run_one(Break::AppliesReplayedEvents, Scenario::SeedIncident);
+    let outcome = run_one(Break::AppliesReplayedEvents, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::NoDoubleApply);
     let (task, truth) = accepted_truth(result);
     let asked_at = truth
@@ -333,7 +333,7 @@ fn applying_replayed_events_breaks_no_double_apply() {
 
 #[test]
 fn applying_a_step_after_completion_breaks_legal_path() {
-    let outcome = run_one(Break::AppliesAfterTerminal, Scenario::SeedIncident);
+    let outcome = run_one(Break::AppliesAfterTerminal, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::LegalPath);
     let (task, _) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
@@ -352,7 +352,7 @@ fn applying_a_step_after_completion_breaks_legal_path() {
 
 #[test]
 fn a_stale_view_breaks_view_matches_truth() {
-    let outcome = run_one(Break::StaleView, Scenario::SeedIncident);
+    let outcome = run_one(Break::StaleView, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::ViewMatchesTruth);
     let (task, truth) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
@@ -371,7 +371,7 @@ fn a_stale_view_breaks_view_matches_truth() {
 
 #[test]
 fn a_hedge_left_running_breaks_no_orphaned_task() {
-    let outcome = run_one(Break::LeavesHedgeRunning, Scenario::SeedIncident);
+    let outcome = run_one(Break::LeavesHedgeRunning, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::NoOrphanedTask);
     let (accepted, _) = accepted_truth(result);
     let hedge = result.reports[0]
@@ -400,7 +400,7 @@ fn a_hedge_left_running_breaks_no_orphaned_task() {
 
 #[test]
 fn reporting_failure_for_a_completed_task_breaks_one_outcome() {
-    let outcome = run_one(Break::WrongOutcome, Scenario::SeedIncident);
+    let outcome = run_one(Break::WrongOutcome, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::OneOutcome);
     let (task, _) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
@@ -443,7 +443,7 @@ fn walking_away_from_a_stuck_task_silently_breaks_deadlines_honoured() {
 
 #[test]
 fn a_consumer_that_never_returns_breaks_liveness() {
-    let outcome = run_one(Break::Hangs, Scenario::SeedIncident);
+    let outcome = run_one(Break::Hangs, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::Liveness);
     assert!(!result.converged);
     assert!(result.reports.is_empty());
@@ -461,7 +461,7 @@ fn a_consumer_that_never_returns_breaks_liveness() {
 
 #[test]
 fn a_wrong_lifecycle_profile_breaks_profile_matches_runtime() {
-    let outcome = run_one(Break::WrongProfile, Scenario::SeedIncident);
+    let outcome = run_one(Break::WrongProfile, Scenario::OriginIncident);
     let (result, violation) = only_violation(&outcome, Invariant::ProfileMatchesRuntime);
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task, None);

@@ -1,4 +1,4 @@
-//! The reconciling consumer under swarm faults: 200 seeds of the seed's incident for every
+//! The reconciling consumer under swarm faults: 200 seeds of the origin incident for every
 //! built-in personality and dialect, and a few seeds of every other scenario, each holding
 //! every invariant.
 
@@ -9,7 +9,7 @@ use meshsim_scenarios::{ConsumerChoice, Faults, Matrix, Scenario};
 #[test]
 fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect() {
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .faults([Faults::Swarm])
         .seeds(1000..1200);
     assert_eq!(
@@ -26,7 +26,7 @@ fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect()
 fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
     let scenarios: Vec<Scenario> = Scenario::ALL
         .into_iter()
-        .filter(|scenario| *scenario != Scenario::SeedIncident)
+        .filter(|scenario| *scenario != Scenario::OriginIncident)
         .collect();
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
         .scenarios(scenarios)

@@ -96,7 +96,7 @@ pub async fn exchange<C: Connector>(
     let uri = request.uri().clone();
     let authority = authority(&uri)?;
     // The request line carries the origin-form (`/path?query`): absolute-form is for
-    // proxies (RFC 9112 §3.2.2), and uvicorn (a2a-sdk) answers it with 404.
+    // proxies (RFC 9112, section 3.2.2), and uvicorn (a2a-sdk) answers it with 404.
     *request.uri_mut() = uri
         .path_and_query()
         .map_or("/", |target| target.as_str())

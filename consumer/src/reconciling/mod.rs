@@ -1,4 +1,4 @@
-//! The reconciling consumer: the seed's operational invariant, done right.
+//! The reconciling consumer: the origin note's operational invariant, done right.
 //!
 //! - It keeps a per-peer [`PeerLifecycleProfile`] keyed by (resolved host, Card `version`),
 //!   learned from what it observes and refreshed on every -32001, duplicate `submitted` or

@@ -1,4 +1,4 @@
-//! The seed's incident in simulation: the reconciling consumer completes it against all
+//! The origin incident in simulation: the reconciling consumer completes it against all
 //! three seed runtimes in every dialect; the naive consumer double-counts against
 //! go-replaying and loses the task against jvm-reaping.
 
@@ -24,7 +24,7 @@ fn reconciling_consumer_completes_the_incident_against_every_seed_runtime() {
             );
             assert_runtime_state(&truth, task_id, TaskState::Completed, &context);
             assert_no_divergences(&report, &truth, &context);
-            // What it learned agrees with the seed's table wherever it learned anything.
+            // What it learned agrees with the origin incident's table wherever it learned anything.
             let profile = report.profile.as_ref().expect("a learned profile");
             let (survives, followup) = match personality {
                 "python-correct" => (true, Some(FollowupBehaviour::Resumes)),
@@ -94,7 +94,7 @@ fn naive_consumer_loses_the_task_against_jvm_reaping() {
 }
 
 #[test]
-fn only_the_seeds_misbehaving_runtimes_break_the_naive_consumer() {
+fn only_the_origin_incidents_misbehaving_runtimes_break_the_naive_consumer() {
     for &personality in meshsim_runtimes::BUILTIN_NAMES {
         for dialect in Dialect::ALL {
             for kind in [Kind::Naive, Kind::Reconciling] {

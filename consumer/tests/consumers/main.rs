@@ -1,4 +1,4 @@
-//! The consumers and their client against runtimes: the seed's incident, cancellation,
+//! The consumers and their client against runtimes: the origin incident, cancellation,
 //! deadlines, client errors, probing over TCP, and the sidecar.
 
 mod support;

@@ -1,5 +1,5 @@
 //! `probe` over real loopback TCP against each seed runtime served the way `meshsim serve`
-//! serves it: the measured profile is the one the seed's step table gives that runtime.
+//! serves it: the measured profile is the one the origin incident's step table gives that runtime.
 
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, FollowupBehaviour, ResubscribeBehaviour, TcpConnector};
@@ -42,10 +42,10 @@ async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
 }
 
 #[tokio::test]
-async fn probe_measures_each_seed_runtime_as_the_seed_describes_it() {
+async fn probe_measures_each_origin_runtime_as_the_origin_note_describes_it() {
     use FollowupBehaviour as F;
     use ResubscribeBehaviour as R;
-    // The last column: what each contradiction observed, from the seed's step table. Every
+    // The last column: what each contradiction observed, from the origin incident's step table. Every
     // seed runtime claims `streaming`; go-replaying also claims `stateTransitionHistory`,
     // which v1.0 Cards cannot, so its two history contradictions exist only up to v0.3.
     const GONE: &str = "the task is gone once its stream closes: it cannot be resumed";

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from a2a.types.a2a_pb2 import TaskState
 
-# What a task state is called in the report: the seed's lowercase names.
+# What a task state is called in the report: the origin note's lowercase names.
 STATE_NAMES = {
     TaskState.TASK_STATE_SUBMITTED: 'submitted',
     TaskState.TASK_STATE_WORKING: 'working',

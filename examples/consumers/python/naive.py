@@ -1,7 +1,7 @@
 """A naive A2A consumer on the official Python client (a2a-sdk, as interop/install.sh pins
 it), run by `meshsim check` (docs/check.md).
 
-It trusts the Agent Card, as the seed's failure mode does: the Card says streaming, so it
+It trusts the Agent Card, as the origin incident's failure mode does: the Card says streaming, so it
 streams the request; when the stream stops at input-required it resubscribes (the task
 lives on, the Card implies) and applies every state change it sees; then it answers on the
 same task id. It checks nothing the Card does not promise, so against a runtime that replays

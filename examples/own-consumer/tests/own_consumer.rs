@@ -94,7 +94,7 @@ fn poller(takes_a_question_for_an_answer: bool) -> ConsumerChoice {
 fn the_poller_holds_against_the_correct_runtimes() {
     Matrix::for_consumer(poller(false))
         .runtimes(["python-correct", "a2a-java-1.2"])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .faults([Faults::None])
         .seeds(0..2)
         .run()
@@ -106,7 +106,7 @@ fn the_poller_holds_against_the_correct_runtimes() {
 fn a_poller_that_takes_a_question_for_an_answer() {
     Matrix::for_consumer(poller(true))
         .runtimes(["python-correct", "a2a-java-1.2"])
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .faults([Faults::None])
         .seeds(0..2)
         .run()

@@ -1,4 +1,4 @@
-//! The v0.1 dialect, the seed's vocabulary: `tasks/send`, `tasks/sendSubscribe`,
+//! The v0.1 dialect, the origin note's vocabulary: `tasks/send`, `tasks/sendSubscribe`,
 //! `tasks/resubscribe`, `tasks/get`, `tasks/cancel`, the Card at `/.well-known/agent.json`.
 //! The client chooses the task id (`params.id`) and the session (`sessionId`); messages have
 //! no ids; parts are discriminated by `type`; stream events name their task `id`, status

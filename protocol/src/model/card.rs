@@ -35,7 +35,7 @@ pub struct AgentSkill {
     pub output_modes: Vec<String>,
 }
 
-/// The Agent Card. `version` is the agent's own version (what the seed keys lifecycle
+/// The Agent Card. `version` is the agent's own version (what the origin note keys lifecycle
 /// profiles on), not the protocol's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentCard {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Every state a task can be in, across all dialects. Serialises as the seed's names
+/// Every state a task can be in, across all dialects. Serialises as the origin note's names
 /// (`input-required`, ...), which is also how the CLI prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -40,7 +40,7 @@ impl TaskState {
         TaskState::Unknown,
     ];
 
-    /// The seed's (and v0.1/v0.3's) lowercase name, e.g. `input-required`.
+    /// The origin incident's (and v0.1/v0.3's) lowercase name, e.g. `input-required`.
     pub fn name(self) -> &'static str {
         match self {
             TaskState::Submitted => "submitted",
@@ -128,7 +128,7 @@ impl fmt::Display for TaskState {
 impl FromStr for TaskState {
     type Err = String;
 
-    /// Parses the seed's lowercase names.
+    /// Parses the origin note's lowercase names.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         TaskState::ALL
             .into_iter()

@@ -1,4 +1,4 @@
-//! The runtime personalities as a peer sees them: the seed's steps in process and over TCP,
+//! The runtime personalities as a peer sees them: the origin incident's steps in process and over TCP,
 //! each knob, personality files, the SDK-calibrated and TCK conventions, the bounded task
 //! store, the sidecar, the simulated runtimes under turmoil, and the served bytes of every
 //! method against the official schema or proto message of its response.

@@ -1,4 +1,4 @@
-//! The SDK-calibrated personalities reproduce what `a2a-behaviour.md` §3 reports of the real
+//! The SDK-calibrated personalities reproduce what docs/real-runtimes.md reports of the real
 //! runtimes. Each test quotes the rows it reproduces. In process, on tokio's paused clock.
 
 use crate::support::{Client, EventReader, Target, asserted_states};

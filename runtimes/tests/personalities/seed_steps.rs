@@ -1,4 +1,4 @@
-//! The seed's five steps against each of its three runtimes in each dialect, in process
+//! The origin incident's five steps against each of its three runtimes in each dialect, in process
 //! (tokio's paused clock fast-forwards the work durations).
 
 use crate::support;
@@ -18,7 +18,7 @@ async fn play(name: &str, dialect: Dialect) {
     );
     let truth = runtime.truth();
     let client = Client::new(Target::Router(runtime.router()), dialect);
-    support::seed::play(&client, name, Some(&truth)).await;
+    support::incident::play(&client, name, Some(&truth)).await;
 }
 
 macro_rules! seed_step_tests {

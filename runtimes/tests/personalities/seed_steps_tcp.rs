@@ -1,4 +1,4 @@
-//! The seed's five steps over real loopback TCP: each seed runtime served the way
+//! The origin incident's five steps over real loopback TCP: each seed runtime served the way
 //! `meshsim serve` serves it (meshsim_sim::serve on a tokio listener, wall clock), driven by
 //! a bare hyper HTTP/1.1 client.
 
@@ -15,7 +15,7 @@ async fn play(name: &str, dialect: Dialect) {
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
     let client = Client::new(Target::Tcp(addr), dialect);
-    support::seed::play(&client, name, Some(&truth)).await;
+    support::incident::play(&client, name, Some(&truth)).await;
     server.abort();
 }
 

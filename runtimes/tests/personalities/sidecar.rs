@@ -141,7 +141,7 @@ async fn route_timeout_cuts_a_long_stream_and_the_task_runs_on() {
 
 #[tokio::test]
 async fn idle_timeout_cut_makes_jvm_reaping_lose_the_task() {
-    // The seed's JVM runtime behind Envoy: the cut closes its stream, so it reaps the task.
+    // The origin incident's JVM runtime behind Envoy: the cut closes its stream, so it reaps the task.
     let sidecar = Sidecar {
         route_timeout_ms: None,
         idle_timeout_ms: Some(CUT_MS),

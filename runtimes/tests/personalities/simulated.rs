@@ -1,4 +1,4 @@
-//! The seed's five steps inside the deterministic simulation: each seed runtime on a turmoil
+//! The origin incident's five steps inside the deterministic simulation: each seed runtime on a turmoil
 //! host, served by the harness, clocked by simulated time; the same seed gives the same
 //! trace, runtime events included.
 
@@ -26,7 +26,7 @@ fn simulate(name: &'static str, dialect: Dialect, seed: u64) -> Vec<String> {
     });
     runner.client("consumer", async move {
         let client = Client::new(Target::Turmoil("agent:9000".to_string()), dialect);
-        support::seed::play(&client, name, Some(&truth)).await;
+        support::incident::play(&client, name, Some(&truth)).await;
         Ok(())
     });
     let run = runner.run().expect("the simulation runs");

@@ -113,7 +113,7 @@ pub fn plan(scenario: Scenario, seed: Seed) -> Vec<Aimed> {
                 at_agent(Trigger::ResetAnswer { request })
             }
         }
-        Scenario::SeedIncident
+        Scenario::OriginIncident
         | Scenario::CancelAtInputRequired
         | Scenario::StuckInSubmitted
         | Scenario::HeterogeneousMesh => Vec::new(),

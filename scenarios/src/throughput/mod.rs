@@ -1,5 +1,5 @@
-//! Throughput: what a sweep costs, measured three ways on the seed's incident with the
-//! reconciling consumer, per seed personality. `meshsim bench` and the criterion benches
+//! Throughput: what a sweep costs, measured three ways on the origin incident with the
+//! reconciling consumer, per origin-incident personality. `meshsim bench` and the criterion benches
 //! (`cargo bench`) both measure through this module, so they measure the same thing.
 //!
 //! - [`simulated`]: seeds per second of simulated runs under swarm faults, one thread;
@@ -137,7 +137,7 @@ pub struct Figures {
     pub scaling: Option<Scaling>,
 }
 
-/// Measures (a), (b) and (c) for every seed personality, and the `--jobs` scaling, with
+/// Measures (a), (b) and (c) for every origin-incident personality, and the `--jobs` scaling, with
 /// simulated runs stepped every `tick`. `progress` hears what is being measured.
 pub fn measure(
     budget: Budget,
@@ -297,7 +297,7 @@ pub fn scaling(seeds: Range<u64>, tick: Duration) -> Scaling {
         .collect();
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
         .runtimes(runtimes)
-        .scenarios([Scenario::SeedIncident])
+        .scenarios([Scenario::OriginIncident])
         .dialects([DIALECT])
         .faults([Faults::Swarm])
         .seeds(seeds)

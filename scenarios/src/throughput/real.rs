@@ -1,4 +1,4 @@
-//! (b) The seed's incident outside the simulation: the runtime's axum router served on
+//! (b) The origin incident outside the simulation: the runtime's axum router served on
 //! real loopback TCP (`meshsim_sim::serve` on a tokio listener, wall clock, real timers)
 //! and the reconciling consumer over `TcpConnector`. Same seed, same work durations, same
 //! job as the simulated run without faults; only the network and the clock are real.
@@ -50,7 +50,7 @@ pub fn real_runs(runs: &[(String, u64)]) -> Result<Vec<RealRun>, String> {
 async fn real_run(personality_name: &str, seed: u64) -> Result<RealRun, String> {
     let personality = resolve(personality_name).map_err(|error| error.to_string())?;
     let seed_tree = Seed::new(seed);
-    let layout = Scenario::SeedIncident.layout(&personality, seed_tree.derive(names::WORKLOAD));
+    let layout = Scenario::OriginIncident.layout(&personality, seed_tree.derive(names::WORKLOAD));
     let agent = &layout.agents[0];
     let host_seed = seed_tree.derive(names::HOSTS).derive(&agent.host).value();
     let runtime = Runtime::new(agent.personality.clone(), DIALECT, Clock::wall(), host_seed);

@@ -1,4 +1,4 @@
-//! (a) Simulated runs of the seed's incident, one after another on the calling thread, and
+//! (a) Simulated runs of the origin incident, one after another on the calling thread, and
 //! the same runs taped for the protocol floor.
 
 use super::floor::Script;

@@ -1,5 +1,5 @@
-//! What every throughput figure runs: the seed's incident with the reconciling consumer, in
-//! one dialect, against each of the seed's personalities, stepped one way or the other.
+//! What every throughput figure runs: the origin incident with the reconciling consumer, in
+//! one dialect, against each of the origin incident's personalities, stepped one way or the other.
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::run::{Faults, RunOptions, RunSpec, RuntimeChoice};
@@ -32,13 +32,13 @@ impl Stepping {
     }
 }
 
-/// The seed's three personalities.
+/// The origin incident's three personalities.
 pub const PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
 
 /// The dialect every throughput run speaks.
 pub const DIALECT: Dialect = Dialect::V1_0;
 
-/// The run of the seed's incident against `personality` with the reconciling consumer,
+/// The run of the origin incident against `personality` with the reconciling consumer,
 /// stepped every `tick`.
 pub fn incident(
     personality: &str,
@@ -49,7 +49,7 @@ pub fn incident(
     let seed = Seed::new(seed);
     Ok(RunSpec {
         seed,
-        scenario: Scenario::SeedIncident,
+        scenario: Scenario::OriginIncident,
         runtime: RuntimeChoice::resolve(personality)?.for_seed(seed),
         consumer: ConsumerChoice::Reconciling,
         dialect: DIALECT,

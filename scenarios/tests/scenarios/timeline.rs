@@ -1,4 +1,4 @@
-//! The timeline page of the seed's incident, read back with a real HTML5 parser: a lane
+//! The timeline page of the origin incident, read back with a real HTML5 parser: a lane
 //! per host, arrows between them, the double count and the lost task in red, and every
 //! violation marked with its name.
 
@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 fn incident(runtime: &str, keep_trace: bool) -> RunResult {
     let spec = RunSpec {
         seed: Seed::new(7),
-        scenario: Scenario::SeedIncident,
+        scenario: Scenario::OriginIncident,
         runtime: RuntimeChoice::resolve(runtime).expect("a built-in runtime"),
         consumer: ConsumerChoice::Naive,
         dialect: Dialect::V1_0,

@@ -46,7 +46,7 @@ fn compare(path: &str, real: &Value, personality: &Value, found: &mut Vec<String
     }
 }
 
-/// The lifecycle `a2a-behaviour.md` §3 records for both SDKs, as the probe measures it:
+/// The lifecycle docs/real-runtimes.md records for both SDKs, as the probe measures it:
 /// the stream closes at `input-required`, the task outlives it, resubscribe reattaches,
 /// a follow-up with the same id resumes, and the Card's claims are not contradicted.
 pub fn assert_documented_lifecycle(what: &str, real: &Value) {

@@ -1,4 +1,4 @@
-//! The A2A client against a real SDK: the seed's script played call by call, every event
+//! The A2A client against a real SDK: the origin incident's script played call by call, every event
 //! and error the SDK sends decoded and checked, and the reconciling consumer completing a
 //! task through `input-required` with a follow-up.
 
@@ -105,7 +105,7 @@ pub fn reasons(error: &RpcError) -> Vec<String> {
         .collect()
 }
 
-/// Plays the seed's script against the agent at `base` in `dialect` with the A2A client and
+/// Plays the origin incident's script against the agent at `base` in `dialect` with the A2A client and
 /// checks every event and error the SDK sends.
 pub async fn play_script(sdk: Sdk, base: &str, dialect: Dialect) {
     let at = format!("{} agent at {base} ({dialect})", sdk.name());
@@ -290,7 +290,7 @@ pub fn raw_post(base: &str, headers: &[(&str, &str)], body: &Value) -> Value {
     })
 }
 
-/// The reconciling consumer runs the seed's job against the agent at `base`: it completes
+/// The reconciling consumer runs the origin incident's job against the agent at `base`: it completes
 /// through `input-required` with one follow-up on the same task, nothing re-dispatched.
 pub async fn reconciling_completes(sdk: Sdk, base: &str) {
     let at = format!(

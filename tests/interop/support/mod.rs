@@ -1,6 +1,6 @@
 //! Shared by the interop tests (`tests/interop/python.rs`, `tests/interop/js.rs`): installs
 //! a real SDK with `interop/install.sh`, starts its small agent and `meshsim serve` as child
-//! processes that are killed when dropped, runs `meshsim probe`, plays the seed's script with
+//! processes that are killed when dropped, runs `meshsim probe`, plays the origin incident's script with
 //! the A2A client, compares probe reports field by field, and runs the SDK's official client
 //! as a witness of every personality.
 

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// The seed's three runtimes.
+/// The origin incident's three runtimes.
 pub const SEED_PERSONALITIES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reaping"];
 
 /// The text the consumer answers the runtime's question with.
@@ -27,7 +27,7 @@ pub enum Kind {
     Reconciling,
 }
 
-/// The seed's incident as a job against host `agent`.
+/// The origin incident as a job against host `agent`.
 pub fn incident_job() -> Job {
     Job {
         name: "incident".to_string(),

@@ -1,5 +1,5 @@
-//! The seed's five steps (`a2a-behaviour.md` §1), played against one of the seed's three
-//! personalities, checking exactly the responses the seed's table gives.
+//! The origin incident's five steps (docs/origin-incident.md), played against one of the origin incident's three
+//! personalities, checking exactly the responses the origin incident's table gives.
 
 use super::{Client, asserted_states};
 use TaskState::*;
@@ -7,7 +7,7 @@ use meshsim_protocol::{Dialect, ErrorCode, Role, StreamEvent, Task, TaskState};
 use meshsim_runtimes::{Fate, GroundTruth, Origin};
 use std::time::Duration;
 
-/// Plays steps 1-5 and checks the personality's column of the seed's table; `truth`, when
+/// Plays steps 1-5 and checks the personality's column of the origin incident's table; `truth`, when
 /// the runtime runs in this process, is checked too.
 pub async fn play(client: &Client, personality: &str, truth: Option<&GroundTruth>) {
     // Step 1: the Card claims streaming and (where the dialect has it) state history.
@@ -140,7 +140,7 @@ pub async fn play(client: &Client, personality: &str, truth: Option<&GroundTruth
                 assert_eq!(records[1].state, InputRequired);
             }
         }
-        other => panic!("{other} is not one of the seed's runtimes"),
+        other => panic!("{other} is not one of the origin incident's runtimes"),
     }
 }
 

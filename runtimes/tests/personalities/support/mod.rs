@@ -365,4 +365,4 @@ impl Client {
         self.call(Request::CancelTask { id: id.to_string() }).await
     }
 }
-pub mod seed;
+pub mod incident;
