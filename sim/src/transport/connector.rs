@@ -1,5 +1,7 @@
 //! The client side over turmoil TCP: a `tower::Service<http::Uri>` that dials the URI's
-//! host and port with a connect timeout, for `hyper::client::conn::http1::handshake`.
+//! host and port with a connect timeout, for `hyper::client::conn::http1::handshake`, or
+//! for hyper-util's pooled client once its connections are wrapped for hyper's I/O traits:
+//! `Client::builder(TokioExecutor::new()).build(connector.map_response(TokioIo::new))`.
 
 use std::future::Future;
 use std::io;
@@ -8,6 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection};
 use tower::Service;
 use turmoil::net::TcpStream;
 
@@ -106,6 +109,14 @@ impl TurmoilConnector {
                 })
             }
         }
+    }
+}
+
+/// What hyper-util's pooled client asks of a connection: nothing beyond plain HTTP/1.1 (no
+/// proxy, no ALPN).
+impl Connection for TimeoutIo<TcpStream> {
+    fn connected(&self) -> Connected {
+        Connected::new()
     }
 }
 

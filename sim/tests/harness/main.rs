@@ -1,8 +1,9 @@
 //! Integration tests of the harness: determinism across processes, swarm replay, the runner's
-//! phases and outcomes, and serving on real TCP.
+//! phases and outcomes, serving on real TCP, and hyper-util's client over the connector.
 
 mod determinism;
 mod fast_forward;
+mod hyper_util_client;
 mod real_tcp;
 mod runner;
 mod shrink;
