@@ -114,7 +114,8 @@
 //!
 //! The connector a factory gets is the simulation's; a client built on it (this crate's
 //! [`A2aClient`](prelude::A2aClient), hyper-util's client, anything that connects through a
-//! `tower::Service<http::Uri>`) runs unchanged in the simulation.
+//! `tower::Service<http::Uri>`) runs unchanged in the simulation; hyper-util's pooled client
+//! takes it as `connector.map_response(hyper_util::rt::TokioIo::new)`.
 
 /// Everything a test needs, in one `use`.
 pub mod prelude {
