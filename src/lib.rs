@@ -129,7 +129,7 @@ pub mod prelude {
     /// [`Personality`]'s knobs) and register it with [`RuntimeChoice::with_behaviour`].
     pub use meshsim_runtimes::{
         Behaviour, BusyFollowUp, CancelOutcome, FollowUp, Knobs, Personality, Reaping, Resubscribe,
-        TaskView, UnknownTask,
+        TaskFacts, UnknownTask,
     };
     pub use meshsim_scenarios::{
         ConsumerChoice, Faults, Invariant, Matrix, RuntimeChoice, Scenario, SweepOutcome, Verdict,

@@ -74,11 +74,11 @@ fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
 struct ReplaysAnyway;
 
 impl Behaviour for ReplaysAnyway {
-    fn resubscribe(&self, _personality: &Personality, _task: &TaskView) -> Resubscribe {
+    fn resubscribe(&self, _personality: &Personality, _task: &TaskFacts) -> Resubscribe {
         Resubscribe::ReplayFromStart
     }
 
-    fn follow_up(&self, _personality: &Personality, _task: &TaskView) -> FollowUp {
+    fn follow_up(&self, _personality: &Personality, _task: &TaskFacts) -> FollowUp {
         FollowUp::ResumeWithDuplicateSubmitted
     }
 }

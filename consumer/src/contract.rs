@@ -1,6 +1,6 @@
 //! The report contract for a consumer written from scratch: what it applied, to which task,
 //! and the one outcome it accepted. That is all the oracle needs to judge it; the richer
-//! [`Recorder`] (event positions, anomalies, deadlines, learned profiles) is what the
+//! [`JobRecorder`] (event positions, anomalies, deadlines, learned profiles) is what the
 //! built-in consumers use.
 //!
 //! ```
@@ -29,7 +29,7 @@
 
 use crate::job::Job;
 use crate::ledger::{EventKind, EventRef};
-use crate::recorder::Recorder;
+use crate::recorder::JobRecorder;
 use crate::report::{CancelResult, JobReport, Outcome};
 use meshsim_protocol::TaskState;
 use std::collections::BTreeMap;
@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 /// The report of one job by a user's consumer, in the making.
 #[derive(Debug)]
 pub struct Report {
-    recorder: Recorder,
+    recorder: JobRecorder,
     /// Each task's last applied state, for the `from` of the next.
     views: BTreeMap<String, TaskState>,
     applied: u32,
@@ -47,7 +47,7 @@ impl Report {
     /// Starts the report of `job` by the consumer called `consumer`.
     pub fn new(job: &Job, consumer: &str) -> Self {
         Report {
-            recorder: Recorder::new(&job.name, consumer, &job.peer),
+            recorder: JobRecorder::new(&job.name, consumer, &job.peer),
             views: BTreeMap::new(),
             applied: 0,
         }

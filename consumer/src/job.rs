@@ -53,11 +53,11 @@ pub struct Job {
 /// Anything that can run a job against a peer and report what it did. A consumer may run
 /// several jobs at once and keeps what it learns across them.
 ///
-/// A user's consumer builds its report with a [`Recorder`](crate::recorder::Recorder),
+/// A user's consumer builds its report with a [`JobRecorder`](crate::recorder::JobRecorder),
 /// which also emits the trace events the simulation records:
 ///
 /// ```
-/// use meshsim_consumer::recorder::Recorder;
+/// use meshsim_consumer::recorder::JobRecorder;
 /// use meshsim_consumer::{BoxFuture, Consumer, Job, JobReport, Outcome};
 ///
 /// struct Declines;
@@ -69,7 +69,7 @@ pub struct Job {
 ///
 ///     fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
 ///         Box::pin(async move {
-///             let recorder = Recorder::new(&job.name, self.name(), &job.peer);
+///             let recorder = JobRecorder::new(&job.name, self.name(), &job.peer);
 ///             let reason = "declines every job".to_string();
 ///             recorder.finish(Outcome::GaveUp { reason }, None)
 ///         })

@@ -80,7 +80,7 @@ pub struct Applied {
 /// What the ledger decided about one observation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum StateVerdict {
     /// A legal forward step: now the task's state.
     Applied,
     /// The current state again.
@@ -99,10 +99,10 @@ pub enum Verdict {
     Unrecognised,
 }
 
-impl Verdict {
+impl StateVerdict {
     /// Whether the verdict reveals the peer misbehaving (as opposed to a harmless repeat).
     pub fn is_anomaly(self) -> bool {
-        !matches!(self, Verdict::Applied | Verdict::Repeat)
+        !matches!(self, StateVerdict::Applied | StateVerdict::Repeat)
     }
 }
 
@@ -110,7 +110,7 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ruling {
     pub observation: Observation,
-    pub verdict: Verdict,
+    pub verdict: StateVerdict,
     /// The state applied before this observation was judged.
     pub from: Option<TaskState>,
 }
@@ -244,7 +244,7 @@ impl TaskLedger {
         held.into_iter()
             .map(|observation| Ruling {
                 observation,
-                verdict: Verdict::Replayed,
+                verdict: StateVerdict::Replayed,
                 from,
             })
             .collect()
@@ -264,17 +264,17 @@ impl TaskLedger {
     fn judge_live(&mut self, observation: Observation) -> Ruling {
         let from = self.current();
         let verdict = match observation.state.move_from(from) {
-            TaskMove::Repeat => Verdict::Repeat,
-            TaskMove::Unrecognised => Verdict::Unrecognised,
-            TaskMove::AfterTerminal => Verdict::AfterTerminal,
+            TaskMove::Repeat => StateVerdict::Repeat,
+            TaskMove::Unrecognised => StateVerdict::Unrecognised,
+            TaskMove::AfterTerminal => StateVerdict::AfterTerminal,
             TaskMove::Backward if observation.state == TaskState::Submitted => {
-                Verdict::DuplicateSubmitted
+                StateVerdict::DuplicateSubmitted
             }
-            TaskMove::Backward => Verdict::Backward,
-            TaskMove::Forward if self.matches_applied(&observation) => Verdict::Duplicate,
-            TaskMove::Forward => Verdict::Applied,
+            TaskMove::Backward => StateVerdict::Backward,
+            TaskMove::Forward if self.matches_applied(&observation) => StateVerdict::Duplicate,
+            TaskMove::Forward => StateVerdict::Applied,
         };
-        if verdict == Verdict::Applied {
+        if verdict == StateVerdict::Applied {
             self.applied.push(Applied {
                 from,
                 observation: observation.clone(),
@@ -364,7 +364,7 @@ mod tests {
                 .collect()
         }
 
-        fn verdicts(&self) -> Vec<(TaskState, Verdict)> {
+        fn verdicts(&self) -> Vec<(TaskState, StateVerdict)> {
             self.rulings
                 .iter()
                 .map(|ruling| (ruling.observation.state, ruling.verdict))
@@ -397,9 +397,9 @@ mod tests {
         assert_eq!(
             feed.verdicts()[3..],
             [
-                (Submitted, Verdict::Replayed),
-                (Working, Verdict::Replayed),
-                (InputRequired, Verdict::Replayed)
+                (Submitted, StateVerdict::Replayed),
+                (Working, StateVerdict::Replayed),
+                (InputRequired, StateVerdict::Replayed)
             ]
         );
         // The answer then resumes the task as usual.
@@ -424,7 +424,7 @@ mod tests {
         assert!(
             feed.verdicts()[3..]
                 .iter()
-                .all(|(_, verdict)| *verdict == Verdict::Replayed)
+                .all(|(_, verdict)| *verdict == StateVerdict::Replayed)
         );
     }
 
@@ -466,7 +466,10 @@ mod tests {
         assert_eq!(feed.applied_states(), [Submitted, Working, InputRequired]);
         assert_eq!(
             feed.verdicts()[3..],
-            [(Submitted, Verdict::Replayed), (Working, Verdict::Replayed)]
+            [
+                (Submitted, StateVerdict::Replayed),
+                (Working, StateVerdict::Replayed)
+            ]
         );
     }
 
@@ -485,8 +488,8 @@ mod tests {
         assert_eq!(
             feed.verdicts()[2..],
             [
-                (InputRequired, Verdict::Applied),
-                (InputRequired, Verdict::Repeat)
+                (InputRequired, StateVerdict::Applied),
+                (InputRequired, StateVerdict::Repeat)
             ]
         );
     }
@@ -506,9 +509,9 @@ mod tests {
         assert_eq!(
             feed.verdicts()[3..],
             [
-                (Submitted, Verdict::DuplicateSubmitted),
-                (Working, Verdict::Applied),
-                (Completed, Verdict::Applied)
+                (Submitted, StateVerdict::DuplicateSubmitted),
+                (Working, StateVerdict::Applied),
+                (Completed, StateVerdict::Applied)
             ]
         );
     }
@@ -528,7 +531,10 @@ mod tests {
             feed.applied_states(),
             [Submitted, Working, InputRequired, Working, InputRequired]
         );
-        assert_eq!(feed.verdicts()[3], (Submitted, Verdict::DuplicateSubmitted));
+        assert_eq!(
+            feed.verdicts()[3],
+            (Submitted, StateVerdict::DuplicateSubmitted)
+        );
     }
 
     #[test]
@@ -571,7 +577,7 @@ mod tests {
         assert!(
             feed.verdicts()
                 .iter()
-                .all(|(_, verdict)| *verdict == Verdict::Applied)
+                .all(|(_, verdict)| *verdict == StateVerdict::Applied)
         );
     }
 
@@ -590,7 +596,10 @@ mod tests {
             feed.applied_states(),
             [Submitted, Working, InputRequired, Working]
         );
-        assert_eq!(feed.verdicts()[3], (Submitted, Verdict::DuplicateSubmitted));
+        assert_eq!(
+            feed.verdicts()[3],
+            (Submitted, StateVerdict::DuplicateSubmitted)
+        );
         feed.connect();
         let replay = [Submitted, Working, InputRequired, Submitted, Working];
         for (state, stamp) in replay.into_iter().zip(stamps) {
@@ -619,12 +628,12 @@ mod tests {
             assert_eq!(
                 feed.verdicts()[5..],
                 [
-                    (Submitted, Verdict::Replayed),
-                    (Working, Verdict::Replayed),
-                    (InputRequired, Verdict::Replayed),
-                    (Submitted, Verdict::Replayed),
-                    (Working, Verdict::Replayed),
-                    (InputRequired, Verdict::Applied),
+                    (Submitted, StateVerdict::Replayed),
+                    (Working, StateVerdict::Replayed),
+                    (InputRequired, StateVerdict::Replayed),
+                    (Submitted, StateVerdict::Replayed),
+                    (Working, StateVerdict::Replayed),
+                    (InputRequired, StateVerdict::Applied),
                 ]
             );
             // The answer to the second question then completes the task.
@@ -666,7 +675,7 @@ mod tests {
         assert!(
             feed.verdicts()[5..]
                 .iter()
-                .all(|(_, verdict)| *verdict == Verdict::Replayed)
+                .all(|(_, verdict)| *verdict == StateVerdict::Replayed)
         );
     }
 
@@ -687,7 +696,7 @@ mod tests {
             feed.applied_states(),
             [Submitted, Working, InputRequired, Working, InputRequired]
         );
-        assert_eq!(feed.verdicts()[9], (InputRequired, Verdict::Applied));
+        assert_eq!(feed.verdicts()[9], (InputRequired, StateVerdict::Applied));
     }
 
     #[test]
@@ -701,7 +710,10 @@ mod tests {
         feed.connect();
         feed.event_kind(Probe, EventKind::Result, Submitted, None);
         assert_eq!(feed.applied_states(), [Working, InputRequired]);
-        assert_eq!(feed.verdicts()[2], (Submitted, Verdict::DuplicateSubmitted));
+        assert_eq!(
+            feed.verdicts()[2],
+            (Submitted, StateVerdict::DuplicateSubmitted)
+        );
         assert_eq!(feed.ledger.current(), Some(InputRequired));
     }
 
@@ -713,7 +725,10 @@ mod tests {
         feed.event_kind(Probe, EventKind::Result, Submitted, T[0]);
         feed.connect();
         assert_eq!(feed.applied_states(), [Submitted, Working, InputRequired]);
-        assert_eq!(feed.verdicts()[3], (Submitted, Verdict::DuplicateSubmitted));
+        assert_eq!(
+            feed.verdicts()[3],
+            (Submitted, StateVerdict::DuplicateSubmitted)
+        );
     }
 
     #[test]
@@ -723,7 +738,7 @@ mod tests {
         feed.connect();
         feed.event(Resubscribe, Working, T[1]);
         assert_eq!(feed.applied_states(), [Submitted, Working, InputRequired]);
-        assert_eq!(feed.verdicts()[3], (Working, Verdict::Duplicate));
+        assert_eq!(feed.verdicts()[3], (Working, StateVerdict::Duplicate));
     }
 
     #[test]
@@ -741,10 +756,10 @@ mod tests {
         assert_eq!(
             feed.verdicts()[3..],
             [
-                (Working, Verdict::AfterTerminal),
-                (Submitted, Verdict::AfterTerminal),
-                (Canceled, Verdict::AfterTerminal),
-                (Completed, Verdict::Repeat)
+                (Working, StateVerdict::AfterTerminal),
+                (Submitted, StateVerdict::AfterTerminal),
+                (Canceled, StateVerdict::AfterTerminal),
+                (Completed, StateVerdict::Repeat)
             ]
         );
     }

@@ -8,7 +8,7 @@ use crate::client::{ClientConfig, ClientError, Connector, EventStream};
 use crate::ids::IdSource;
 use crate::job::{BoxFuture, Consumer, Job};
 use crate::ledger::{EventKind, EventRef};
-use crate::recorder::Recorder;
+use crate::recorder::JobRecorder;
 use crate::report::{AnomalyKind, JobReport, Outcome};
 use crate::session::{self, Session};
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
@@ -45,7 +45,7 @@ impl<C: Connector> Consumer for NaiveConsumer<C> {
 
     fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
         Box::pin(async move {
-            let mut recorder = Recorder::new(&job.name, self.name(), &job.peer);
+            let mut recorder = JobRecorder::new(&job.name, self.name(), &job.peer);
             let outcome =
                 match meshsim_time::timeout(job.deadlines.job, self.run_job(&job, &mut recorder))
                     .await
@@ -71,7 +71,7 @@ struct Belief {
 }
 
 impl<C: Connector> NaiveConsumer<C> {
-    async fn run_job(&self, job: &Job, recorder: &mut Recorder) -> Outcome {
+    async fn run_job(&self, job: &Job, recorder: &mut JobRecorder) -> Outcome {
         let client = match crate::client::A2aClient::discover(
             self.connector.clone(),
             &job.peer,

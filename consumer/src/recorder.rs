@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// The report of one job, in the making.
 #[derive(Debug)]
-pub struct Recorder {
+pub struct JobRecorder {
     job: String,
     consumer: String,
     peer: String,
@@ -22,7 +22,7 @@ pub struct Recorder {
     anomalies: Vec<Anomaly>,
 }
 
-impl Recorder {
+impl JobRecorder {
     /// Starts the report of `job` by `consumer` against `peer`.
     pub fn new(job: &str, consumer: &str, peer: &str) -> Self {
         TraceEvent::JobStart {
@@ -31,7 +31,7 @@ impl Recorder {
             peer: peer.into(),
         }
         .emit();
-        Recorder {
+        JobRecorder {
             job: job.to_string(),
             consumer: consumer.to_string(),
             peer: peer.to_string(),

@@ -4,7 +4,7 @@
 //! saw, the one outcome it accepted and the lifecycle profile it learned.
 
 use crate::client::ClientError;
-use crate::ledger::{EventRef, Verdict};
+use crate::ledger::{EventRef, StateVerdict};
 use crate::profile::PeerLifecycleProfile;
 use meshsim_protocol::{ErrorCode, Task, TaskState};
 use serde::Serialize;
@@ -121,7 +121,7 @@ pub struct Anomaly {
 #[serde(rename_all = "kebab-case")]
 pub enum AnomalyKind {
     /// An event the ledger would not apply (replay, duplicate, backward, after terminal).
-    Event(Verdict),
+    Event(StateVerdict),
     /// -32001 for a task the consumer had been following.
     TaskNotFound,
     /// A follow-up answered with another task than the one it continued.

@@ -5,7 +5,7 @@
 use crate::client::{A2aClient, Connector};
 use crate::ids::IdSource;
 use crate::job::Job;
-use crate::recorder::Recorder;
+use crate::recorder::JobRecorder;
 use crate::report::CancelResult;
 use meshsim_protocol::{Artifact, Message, PartContent, StreamEvent, TaskState};
 use std::time::Duration;
@@ -13,7 +13,7 @@ use std::time::Duration;
 /// One job in progress.
 pub struct Session<'a, C> {
     pub client: A2aClient<C>,
-    pub recorder: &'a mut Recorder,
+    pub recorder: &'a mut JobRecorder,
     pub job: &'a Job,
     ids: &'a IdSource,
     connections: u32,
@@ -23,7 +23,7 @@ impl<'a, C: Connector> Session<'a, C> {
     /// A session over a discovered client.
     pub fn new(
         client: A2aClient<C>,
-        recorder: &'a mut Recorder,
+        recorder: &'a mut JobRecorder,
         job: &'a Job,
         ids: &'a IdSource,
     ) -> Self {

@@ -7,7 +7,7 @@
 //! ([`lifecycle`](crate::lifecycle)): a behaviour is the one model of a runtime. A runtime whose
 //! behaviour the knobs cannot express (say, one that replays only on every second
 //! resubscribe) implements [`Behaviour`] and overrides the decisions that differ, looking
-//! at the task's situation in the [`TaskView`].
+//! at the task's situation in the [`TaskFacts`].
 
 use crate::personality::{
     BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
@@ -17,7 +17,7 @@ use meshsim_protocol::{ErrorCode, StreamEvent, TaskState};
 
 /// What a behaviour may know about a task when it decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskView {
+pub struct TaskFacts {
     pub id: String,
     pub state: TaskState,
     /// Turns started so far (1 after the creating message).
@@ -34,23 +34,23 @@ pub struct TaskView {
 /// one reads is named in its documentation.
 pub trait Behaviour: Send + Sync + 'static {
     /// How to answer a resubscribe to a live task (`resubscribe`).
-    fn resubscribe(&self, personality: &Personality, _task: &TaskView) -> Resubscribe {
+    fn resubscribe(&self, personality: &Personality, _task: &TaskFacts) -> Resubscribe {
         personality.resubscribe
     }
 
     /// The error for a resubscribe to a terminal task (`terminal_subscribe_error`).
-    fn terminal_subscribe_error(&self, personality: &Personality, _task: &TaskView) -> ErrorCode {
+    fn terminal_subscribe_error(&self, personality: &Personality, _task: &TaskFacts) -> ErrorCode {
         personality.terminal_subscribe_error
     }
 
     /// How to treat a message carrying the id of an interrupted task (`follow_up`).
-    fn follow_up(&self, personality: &Personality, _task: &TaskView) -> FollowUp {
+    fn follow_up(&self, personality: &Personality, _task: &TaskFacts) -> FollowUp {
         personality.follow_up
     }
 
     /// How to treat a message carrying the id of a task whose turn still runs, when the
     /// follow-up would resume it (`busy_follow_up`).
-    fn busy_follow_up(&self, personality: &Personality, _task: &TaskView) -> BusyFollowUp {
+    fn busy_follow_up(&self, personality: &Personality, _task: &TaskFacts) -> BusyFollowUp {
         personality.busy_follow_up
     }
 
@@ -61,7 +61,7 @@ pub trait Behaviour: Send + Sync + 'static {
     }
 
     /// The error for a message sent to a terminal task (`terminal_send_error`).
-    fn terminal_send_error(&self, personality: &Personality, _task: &TaskView) -> ErrorCode {
+    fn terminal_send_error(&self, personality: &Personality, _task: &TaskFacts) -> ErrorCode {
         personality.terminal_send_error
     }
 
@@ -77,7 +77,7 @@ pub trait Behaviour: Send + Sync + 'static {
     }
 
     /// What a stream that continues a task starts with (`opening.follow_up`).
-    fn follow_up_opening(&self, personality: &Personality, _task: &TaskView) -> FollowUpOpening {
+    fn follow_up_opening(&self, personality: &Personality, _task: &TaskFacts) -> FollowUpOpening {
         personality.opening.follow_up
     }
 
@@ -93,12 +93,12 @@ pub trait Behaviour: Send + Sync + 'static {
 
     /// When the task is dropped from the store while not terminal (`reaping`); asked after
     /// each of its transitions and when its last stream closes.
-    fn reaping(&self, personality: &Personality, _task: &TaskView) -> Reaping {
+    fn reaping(&self, personality: &Personality, _task: &TaskFacts) -> Reaping {
         personality.reaping
     }
 
     /// What a cancel does to a live task (`cancel.submitted`, `.working`, `.interrupted`).
-    fn cancel(&self, personality: &Personality, task: &TaskView) -> CancelOutcome {
+    fn cancel(&self, personality: &Personality, task: &TaskFacts) -> CancelOutcome {
         match task.state {
             TaskState::Submitted => personality.cancel.submitted,
             state if state.is_interrupted() => personality.cancel.interrupted,
@@ -107,7 +107,7 @@ pub trait Behaviour: Send + Sync + 'static {
     }
 
     /// What a cancel does to a terminal task (`cancel.terminal`).
-    fn terminal_cancel(&self, personality: &Personality, _task: &TaskView) -> TerminalCancel {
+    fn terminal_cancel(&self, personality: &Personality, _task: &TaskFacts) -> TerminalCancel {
         personality.cancel.terminal
     }
 
@@ -143,8 +143,8 @@ mod tests {
     use super::*;
     use meshsim_protocol::{TaskStatus, TaskStatusUpdateEvent};
 
-    fn view(state: TaskState) -> TaskView {
-        TaskView {
+    fn view(state: TaskState) -> TaskFacts {
+        TaskFacts {
             id: "t".into(),
             state,
             turns: 1,

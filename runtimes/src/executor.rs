@@ -4,7 +4,7 @@
 //! decision order, so they do not depend on how concurrent turns interleave. The executor
 //! knows the store only as a [`Clockwork`]: what it does when a step or a timer falls due.
 
-use crate::step::Step;
+use crate::step::TurnStep;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use std::time::Duration;
 pub(crate) trait Clockwork: Send + Sync + 'static {
     /// Does one non-waiting step of the turn started at `epoch`; false when the turn is
     /// stale and must stop.
-    fn step_due(self: &Arc<Self>, task: &str, epoch: u64, step: Step) -> bool;
+    fn step_due(self: &Arc<Self>, task: &str, epoch: u64, step: TurnStep) -> bool;
 
     /// A reaping timer set after the task's `transitions`-th transition fired.
     fn reap_due(self: &Arc<Self>, task: &str, transitions: u64, reason: &str);
@@ -24,12 +24,12 @@ pub(crate) async fn run_turn(
     target: Arc<impl Clockwork>,
     id: String,
     epoch: u64,
-    steps: Vec<Step>,
+    steps: Vec<TurnStep>,
     durations: Vec<Duration>,
 ) {
     let mut durations = durations.into_iter();
     for step in steps {
-        if step == Step::Work {
+        if step == TurnStep::Work {
             meshsim_time::sleep(durations.next().unwrap_or_default()).await;
         } else if !target.step_due(&id, epoch, step) {
             return;

@@ -27,7 +27,7 @@ pub mod tck;
 pub mod truth;
 mod unserved;
 
-pub use behaviour::{Behaviour, Knobs, TaskView};
+pub use behaviour::{Behaviour, Knobs, TaskFacts};
 pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};
 pub use card::agent_card;
 pub use personality::{
@@ -39,6 +39,6 @@ pub use runtime::Runtime;
 pub use script::Script;
 pub use serve_guard::{BodyDrain, ServeGuard, ServeLimits, Tenants};
 pub use sidecar::Sidecar;
-pub use step::Step;
+pub use step::TurnStep;
 pub use store::probe::{FollowUpAnswer, Lifecycle, ResubscribeAnswer, lifecycle};
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

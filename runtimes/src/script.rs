@@ -6,7 +6,7 @@
 //! default, [`Script::AskOnce`]. Selection lives only in [`Script::for_message`] and, for
 //! follow-ups, [`Script::for_follow_up`].
 
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::tck::TckScript;
 use meshsim_protocol::{Message, Part, TaskState};
 
@@ -91,26 +91,26 @@ impl Script {
 
     /// The steps of turn `turn`; `input` is the text of the message that started it.
     /// `long_steps` sizes the long-running script.
-    pub fn turn(self, turn: u32, input: &str, long_steps: u32) -> Vec<Step> {
+    pub fn turn(self, turn: u32, input: &str, long_steps: u32) -> Vec<TurnStep> {
         if let Script::Tck(tck) = self {
             return tck.turn();
         }
         let mut steps = vec![
-            Step::Work,
-            Step::status(TaskState::Working, None),
-            Step::Work,
+            TurnStep::Work,
+            TurnStep::status(TaskState::Working, None),
+            TurnStep::Work,
         ];
         if turn < self.questions() {
             let question = match turn {
                 0 => "Which format do you want the result in?".to_string(),
                 n => format!("Question {}: anything else to add?", n + 1),
             };
-            steps.push(Step::status(TaskState::InputRequired, Some(question)));
+            steps.push(TurnStep::status(TaskState::InputRequired, Some(question)));
             return steps;
         }
         match self {
             Script::Fail => {
-                steps.push(Step::status(
+                steps.push(TurnStep::status(
                     TaskState::Failed,
                     Some(format!("cannot do `{input}`")),
                 ));
@@ -119,22 +119,22 @@ impl Script {
                 steps.pop();
                 let total = long_steps.max(1);
                 for chunk in 0..total {
-                    steps.push(Step::Work);
-                    steps.push(Step::Artifact {
+                    steps.push(TurnStep::Work);
+                    steps.push(TurnStep::Artifact {
                         part: Part::text(format!("chunk {} of {total}", chunk + 1)),
                         chunk,
                         last: chunk + 1 == total,
                     });
                 }
-                steps.push(Step::status(TaskState::Completed, None));
+                steps.push(TurnStep::status(TaskState::Completed, None));
             }
             Script::AskOnce | Script::AskTwice | Script::CompleteAtOnce | Script::Tck(_) => {
-                steps.push(Step::Artifact {
+                steps.push(TurnStep::Artifact {
                     part: Part::text(format!("result for: {input}")),
                     chunk: 0,
                     last: true,
                 });
-                steps.push(Step::status(TaskState::Completed, None));
+                steps.push(TurnStep::status(TaskState::Completed, None));
             }
         }
         steps
@@ -146,11 +146,11 @@ mod tests {
     use super::*;
     use meshsim_protocol::{PartContent, Role};
 
-    fn states(steps: &[Step]) -> Vec<TaskState> {
+    fn states(steps: &[TurnStep]) -> Vec<TaskState> {
         steps
             .iter()
             .filter_map(|step| match step {
-                Step::Status { state, .. } => Some(*state),
+                TurnStep::Status { state, .. } => Some(*state),
                 _ => None,
             })
             .collect()
@@ -194,7 +194,7 @@ mod tests {
         );
         assert!(matches!(
             &first[3],
-            Step::Status {
+            TurnStep::Status {
                 question: Some(_),
                 ..
             }
@@ -207,7 +207,7 @@ mod tests {
         assert!(
             second
                 .iter()
-                .any(|step| matches!(step, Step::Artifact { part: Part { content: PartContent::Text(text), .. }, .. } if text.contains("json")))
+                .any(|step| matches!(step, TurnStep::Artifact { part: Part { content: PartContent::Text(text), .. }, .. } if text.contains("json")))
         );
     }
 
@@ -228,13 +228,16 @@ mod tests {
         let steps = Script::LongRunning.turn(0, "x", 4);
         let chunks = steps
             .iter()
-            .filter(|step| matches!(step, Step::Artifact { .. }))
+            .filter(|step| matches!(step, TurnStep::Artifact { .. }))
             .count();
         assert_eq!(chunks, 4);
-        assert_eq!(steps.iter().filter(|step| **step == Step::Work).count(), 5);
+        assert_eq!(
+            steps.iter().filter(|step| **step == TurnStep::Work).count(),
+            5
+        );
         assert!(matches!(
             steps.last(),
-            Some(Step::Status {
+            Some(TurnStep::Status {
                 state: TaskState::Completed,
                 ..
             })

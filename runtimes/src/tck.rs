@@ -8,7 +8,7 @@
 //! script again by its own prefix, so `tck-complete-task` finishes a task that waits for
 //! input and `tck-input-required` keeps it waiting.
 
-use crate::step::Step;
+use crate::step::TurnStep;
 use meshsim_protocol::{FileContent, Message, Part, PartContent, Role, TaskState};
 use serde_json::json;
 
@@ -98,33 +98,33 @@ impl TckScript {
     }
 
     /// The steps of a turn. A TCK turn does not depend on the turns before it.
-    pub fn turn(self) -> Vec<Step> {
+    pub fn turn(self) -> Vec<TurnStep> {
         let mut steps = vec![
-            Step::Work,
-            Step::status(TaskState::Working, None),
-            Step::Work,
+            TurnStep::Work,
+            TurnStep::status(TaskState::Working, None),
+            TurnStep::Work,
         ];
         let end = match self {
             TckScript::InputRequired => {
-                steps.push(Step::status(TaskState::InputRequired, None));
+                steps.push(TurnStep::status(TaskState::InputRequired, None));
                 return steps;
             }
             TckScript::CompleteTask => Some("Hello from TCK".to_string()),
             TckScript::Artifact(kind) => {
-                steps.push(Step::artifact(kind.part(), 0, true));
+                steps.push(TurnStep::artifact(kind.part(), 0, true));
                 None
             }
             TckScript::ChunkedArtifact => {
-                steps.push(Step::artifact(Part::text("chunk-1 "), 0, false));
-                steps.push(Step::Work);
-                steps.push(Step::artifact(Part::text("chunk-2"), 1, true));
+                steps.push(TurnStep::artifact(Part::text("chunk-1 "), 0, false));
+                steps.push(TurnStep::Work);
+                steps.push(TurnStep::artifact(Part::text("chunk-2"), 1, true));
                 None
             }
             // `SendMessage` answers a task-less message response directly (see
             // [`direct_reply`]); one that continues a task, or comes by stream, completes.
             TckScript::MessageResponse | TckScript::Complete => None,
         };
-        steps.push(Step::status(TaskState::Completed, end));
+        steps.push(TurnStep::status(TaskState::Completed, end));
         steps
     }
 }
@@ -183,18 +183,18 @@ mod tests {
         TckScript::for_message(&message(id))
     }
 
-    fn last_state(steps: &[Step]) -> Option<TaskState> {
+    fn last_state(steps: &[TurnStep]) -> Option<TaskState> {
         steps.iter().rev().find_map(|step| match step {
-            Step::Status { state, .. } => Some(*state),
+            TurnStep::Status { state, .. } => Some(*state),
             _ => None,
         })
     }
 
-    fn artifacts(steps: &[Step]) -> Vec<&Part> {
+    fn artifacts(steps: &[TurnStep]) -> Vec<&Part> {
         steps
             .iter()
             .filter_map(|step| match step {
-                Step::Artifact { part, .. } => Some(part),
+                TurnStep::Artifact { part, .. } => Some(part),
                 _ => None,
             })
             .collect()
@@ -240,7 +240,7 @@ mod tests {
         let steps = TckScript::CompleteTask.turn();
         assert!(matches!(
             steps.last(),
-            Some(Step::Status { state: TaskState::Completed, question: Some(text) })
+            Some(TurnStep::Status { state: TaskState::Completed, question: Some(text) })
                 if text == "Hello from TCK"
         ));
     }
@@ -264,7 +264,7 @@ mod tests {
         let chunks: Vec<(u32, bool)> = chunked
             .iter()
             .filter_map(|step| match step {
-                Step::Artifact { chunk, last, .. } => Some((*chunk, *last)),
+                TurnStep::Artifact { chunk, last, .. } => Some((*chunk, *last)),
                 _ => None,
             })
             .collect();

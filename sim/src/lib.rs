@@ -32,7 +32,7 @@ pub mod transport;
 
 pub use clock::{epoch, sim_clock};
 pub use fault::{Fault, FaultPlan, Hooks, TimedFault};
-pub use runner::{NodeReport, Outcome, Role, Run, RunConfig, RunError, RunRecord, Runner};
+pub use runner::{NodeOutcome, NodeReport, Role, Run, RunConfig, RunError, RunRecord, Runner};
 pub use seed::Seed;
 pub use swarm::{FaultKind, Swarm, SwarmSpace};
 pub use trace::{Recorder, Trace, TraceHash};

@@ -3,7 +3,7 @@
 //! the reconciling consumer holds against the same runtimes.
 
 use meshsim_consumer::JobReport;
-use meshsim_consumer::ledger::Verdict as LedgerVerdict;
+use meshsim_consumer::ledger::StateVerdict;
 use meshsim_consumer::report::{AnomalyKind, TaskView};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
@@ -229,7 +229,7 @@ fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplic
     );
     assert!(
         report.anomalies.iter().any(|anomaly| {
-            anomaly.kind == AnomalyKind::Event(LedgerVerdict::Replayed)
+            anomaly.kind == AnomalyKind::Event(StateVerdict::Replayed)
                 && anomaly.detail.starts_with(&replayed_duplicate)
         }),
         "the second question did not come with a replayed duplicate: {context}"

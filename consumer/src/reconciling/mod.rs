@@ -27,7 +27,7 @@ use crate::client::{A2aClient, ClientError, Connector};
 use crate::ids::IdSource;
 use crate::job::{BoxFuture, Consumer, Job};
 use crate::profile::{ProfileCache, ProfileKey};
-use crate::recorder::Recorder;
+use crate::recorder::JobRecorder;
 use crate::report::{CancelResult, JobReport, Outcome};
 use crate::session::Session;
 use run::{DispatchEnd, Run};
@@ -75,7 +75,7 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
 
     fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
         Box::pin(async move {
-            let mut recorder = Recorder::new(&job.name, self.name(), &job.peer);
+            let mut recorder = JobRecorder::new(&job.name, self.name(), &job.peer);
             let mut key = None;
             let run = self.run_job(&job, &mut recorder, &mut key);
             let outcome = match meshsim_time::timeout(job.deadlines.job, run).await {
@@ -96,7 +96,7 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
 impl<C: Connector> ReconcilingConsumer<C> {
     /// The job's deadline passed mid-task: cancel what it left running, within one more
     /// request timeout per call, so that no abandoned task keeps working.
-    async fn cancel_leftovers(&self, job: &Job, recorder: &mut Recorder) {
+    async fn cancel_leftovers(&self, job: &Job, recorder: &mut JobRecorder) {
         let leftovers = recorder.unsettled_tasks();
         if leftovers.is_empty() {
             return;
@@ -117,7 +117,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
     async fn run_job(
         &self,
         job: &Job,
-        recorder: &mut Recorder,
+        recorder: &mut JobRecorder,
         key_out: &mut Option<ProfileKey>,
     ) -> Outcome {
         let mut attempt = 0;

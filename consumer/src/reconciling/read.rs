@@ -5,7 +5,7 @@ use super::read_report::{ReadEnd, ReadReport};
 use super::run::Run;
 use super::tracked::{Tracked, slot_id};
 use crate::client::{Connector, EventStream};
-use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, Verdict};
+use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, StateVerdict};
 use crate::report::AnomalyKind;
 use crate::session;
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
@@ -100,7 +100,7 @@ impl<C: Connector> Run<'_, C> {
         task.note_status(event, at, &rulings);
         if rulings
             .iter()
-            .any(|ruling| ruling.verdict == Verdict::Applied)
+            .any(|ruling| ruling.verdict == StateVerdict::Applied)
         {
             task.status_text = session::status_text(event).or(task.status_text.take());
         }
@@ -122,7 +122,7 @@ impl<C: Connector> Run<'_, C> {
         for ruling in rulings {
             let observation = ruling.observation;
             match ruling.verdict {
-                Verdict::Applied => {
+                StateVerdict::Applied => {
                     report.applied += 1;
                     task.entered = Instant::now();
                     self.session.recorder.applied(
@@ -133,10 +133,10 @@ impl<C: Connector> Run<'_, C> {
                         observation.timestamp,
                     );
                 }
-                Verdict::Repeat => {}
+                StateVerdict::Repeat => {}
                 verdict => {
-                    report.duplicate_submitted |= verdict == Verdict::DuplicateSubmitted;
-                    report.replayed |= verdict == Verdict::Replayed;
+                    report.duplicate_submitted |= verdict == StateVerdict::DuplicateSubmitted;
+                    report.replayed |= verdict == StateVerdict::Replayed;
                     self.session.recorder.anomaly(
                         &task.task_id,
                         AnomalyKind::Event(verdict),

@@ -2,7 +2,7 @@
 //! current state was entered (for the local deadlines).
 
 use crate::job::Deadlines;
-use crate::ledger::{EventRef, Ruling, TaskLedger, Verdict};
+use crate::ledger::{EventRef, Ruling, StateVerdict, TaskLedger};
 use crate::session;
 use meshsim_protocol::{StreamEvent, TaskState};
 use std::time::Duration;
@@ -127,7 +127,7 @@ impl Tracked {
     pub fn note_status(&mut self, event: &StreamEvent, at: EventRef, rulings: &[Ruling]) {
         let live = rulings.iter().any(|ruling| {
             ruling.observation.at == at
-                && matches!(ruling.verdict, Verdict::Applied | Verdict::Repeat)
+                && matches!(ruling.verdict, StateVerdict::Applied | StateVerdict::Repeat)
         });
         if live {
             self.status = StatusMark::of(event);

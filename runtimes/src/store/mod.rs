@@ -18,7 +18,7 @@ pub(crate) use listing::trimmed;
 use crate::behaviour::Behaviour;
 use crate::executor::{self, Clockwork};
 use crate::personality::Personality;
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::truth::{GroundTruth, Origin};
 use core::{Core, Effect, Outcome, StreamId};
 use meshsim_protocol::clock::Clock;
@@ -384,7 +384,7 @@ impl Shell {
 }
 
 impl Clockwork for Host {
-    fn step_due(self: &Arc<Self>, task: &str, epoch: u64, step: Step) -> bool {
+    fn step_due(self: &Arc<Self>, task: &str, epoch: u64, step: TurnStep) -> bool {
         let mut shell = self.lock();
         let outcome = shell.core.step(self.clock.now(), task, epoch, step);
         self.carry_out(&mut shell, outcome).0

@@ -7,7 +7,7 @@ use super::core::{Core, Effect, Outcome};
 use super::shaping::asserted;
 use crate::behaviour::Behaviour;
 use crate::personality::Personality;
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::truth::Origin;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, TaskState};
 use std::sync::Arc;
@@ -108,7 +108,7 @@ impl Probe {
             };
             let task = accepted.task.id;
             let mut effects = Vec::new();
-            for step in steps.into_iter().filter(|step| *step != Step::Work) {
+            for step in steps.into_iter().filter(|step| *step != TurnStep::Work) {
                 now += Duration::from_millis(1);
                 effects.extend(core.step(now, &task, epoch, step).effects);
             }

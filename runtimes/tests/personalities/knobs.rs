@@ -9,7 +9,7 @@ use meshsim_protocol::{
 };
 use meshsim_runtimes::{
     Behaviour, CancelOutcome, CancelPolicy, Fate, FollowUp, Origin, Personality, Reaping,
-    Resubscribe, Runtime, TaskView, Timestamps, WorkDurations,
+    Resubscribe, Runtime, TaskFacts, Timestamps, WorkDurations,
 };
 use std::time::Duration;
 
@@ -358,7 +358,7 @@ async fn the_seed_fixes_ids_and_timings() {
 struct ReplaysFromSecondResubscribe;
 
 impl Behaviour for ReplaysFromSecondResubscribe {
-    fn resubscribe(&self, _personality: &Personality, task: &TaskView) -> Resubscribe {
+    fn resubscribe(&self, _personality: &Personality, task: &TaskFacts) -> Resubscribe {
         if task.resubscribes == 0 {
             Resubscribe::SnapshotThenTail
         } else {

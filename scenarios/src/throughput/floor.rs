@@ -7,7 +7,7 @@
 use super::http_message::HttpMessage;
 use super::tape::Tape;
 use meshsim_consumer::ledger::{
-    ConnectionKind, EventKind, EventRef, Observation, TaskLedger, Verdict,
+    ConnectionKind, EventKind, EventRef, Observation, StateVerdict, TaskLedger,
 };
 use meshsim_protocol::sse::SseParser;
 use meshsim_protocol::{
@@ -188,7 +188,7 @@ impl Script {
 fn applied(rulings: &[meshsim_consumer::ledger::Ruling]) -> usize {
     rulings
         .iter()
-        .filter(|ruling| ruling.verdict == Verdict::Applied)
+        .filter(|ruling| ruling.verdict == StateVerdict::Applied)
         .count()
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use turmoil::Sim;
 
 use super::config::RunConfig;
-use super::record::{Outcome, Reports};
+use super::record::{NodeOutcome, Reports};
 use crate::fault::{Fault, Hooks};
 use crate::trace::to_canonical_json;
 use meshsim_trace::TraceEvent;
@@ -70,13 +70,13 @@ impl World<'_, '_> {
                 sim.crash(host.as_str());
                 self.update(host, |report| {
                     report.crashes += 1;
-                    report.outcome = Outcome::Crashed;
+                    report.outcome = NodeOutcome::Crashed;
                 });
             }
             Fault::Bounce { host } => {
                 sim.bounce(host.as_str());
                 // The restarted software marks itself running on its first poll.
-                self.update(host, |report| report.outcome = Outcome::Unfinished);
+                self.update(host, |report| report.outcome = NodeOutcome::Unfinished);
             }
             Fault::Hook { name } => {
                 self.hooks.fire(name);
@@ -102,7 +102,7 @@ impl World<'_, '_> {
             .reports
             .borrow()
             .iter()
-            .filter(|(_, report)| report.outcome == Outcome::Crashed)
+            .filter(|(_, report)| report.outcome == NodeOutcome::Crashed)
             .map(|(name, _)| name.clone())
             .collect();
         TraceEvent::Heal {
@@ -125,7 +125,7 @@ impl World<'_, '_> {
         }
         for host in crashed {
             self.sim.bounce(host.as_str());
-            self.update(&host, |report| report.outcome = Outcome::Unfinished);
+            self.update(&host, |report| report.outcome = NodeOutcome::Unfinished);
         }
     }
 }

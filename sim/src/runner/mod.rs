@@ -11,5 +11,5 @@ mod record;
 mod runner;
 
 pub use config::RunConfig;
-pub use record::{NodeReport, Outcome, Role, Run, RunRecord};
+pub use record::{NodeOutcome, NodeReport, Role, Run, RunRecord};
 pub use runner::{CheckPoint, HostResult, Phase, RunError, Runner};

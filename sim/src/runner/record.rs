@@ -16,7 +16,7 @@ pub(super) type Reports = Rc<RefCell<BTreeMap<String, NodeReport>>>;
 /// How a node's software ended (for a host: its latest incarnation).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum NodeOutcome {
     /// Returned `Ok`.
     Ok,
     /// Returned an error or panicked.
@@ -43,7 +43,7 @@ pub struct NodeReport {
     /// Host or client.
     pub role: Role,
     /// How its software ended.
-    pub outcome: Outcome,
+    pub outcome: NodeOutcome,
     /// How many times its software started (1 + bounces that restarted it).
     pub starts: u32,
     /// How many times it was crashed.

@@ -15,7 +15,7 @@ use futures_util::FutureExt;
 use super::apply::World;
 use super::config::RunConfig;
 use super::fast_forward::{Upcoming, idle_steps};
-use super::record::{NodeReport, Outcome, Reports, Role, Run, RunRecord};
+use super::record::{NodeOutcome, NodeReport, Reports, Role, Run, RunRecord};
 use crate::fault::{FaultPlan, Hooks, PlanError};
 use crate::seed::{Seed, names};
 use crate::sim_time::SimTime;
@@ -406,7 +406,7 @@ fn register(reports: &Reports, name: &str, role: Role) {
         name.to_string(),
         NodeReport {
             role,
-            outcome: Outcome::Unfinished,
+            outcome: NodeOutcome::Unfinished,
             starts: 0,
             crashes: 0,
         },
@@ -418,19 +418,19 @@ fn register(reports: &Reports, name: &str, role: Role) {
 async fn supervise(software: LocalFuture, reports: Reports, name: String) -> HostResult {
     if let Some(report) = reports.borrow_mut().get_mut(&name) {
         report.starts += 1;
-        report.outcome = Outcome::Unfinished;
+        report.outcome = NodeOutcome::Unfinished;
     }
     // The report keeps the error's text; the trace names only its kind.
     let (outcome, kind) = match AssertUnwindSafe(software).catch_unwind().await {
-        Ok(Ok(())) => (Outcome::Ok, None),
+        Ok(Ok(())) => (NodeOutcome::Ok, None),
         Ok(Err(err)) => (
-            Outcome::Err {
+            NodeOutcome::Err {
                 error: err.to_string(),
             },
             Some(ErrorKind::of(err.as_ref())),
         ),
         Err(panic) => (
-            Outcome::Err {
+            NodeOutcome::Err {
                 error: format!("panicked: {}", panic_message(panic.as_ref())),
             },
             Some(ErrorKind::Panicked),

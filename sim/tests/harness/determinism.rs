@@ -8,7 +8,7 @@
 use std::process::{Command, Output};
 
 use crate::sse_mesh;
-use meshsim_sim::{Outcome, Seed};
+use meshsim_sim::{NodeOutcome, Seed};
 use meshsim_trace::TraceEvent;
 
 const CHILD_SEED: &str = "MESHSIM_CHILD_SEED";
@@ -25,7 +25,7 @@ fn sse_mesh_run() {
     for client in sse_mesh::CLIENTS {
         assert_eq!(
             record.nodes[client].outcome,
-            Outcome::Ok,
+            NodeOutcome::Ok,
             "{client}: {record:#?}"
         );
     }

@@ -7,7 +7,7 @@ use meshsim_sim::fault::{Fault, FaultPlan, PlanError, TimedFault};
 use meshsim_sim::runner::Phase;
 use meshsim_sim::trace::TraceHash;
 use meshsim_sim::{
-    Outcome, Role, RunConfig, RunError, Runner, Seed, SimListener, TurmoilConnector,
+    NodeOutcome, Role, RunConfig, RunError, Runner, Seed, SimListener, TurmoilConnector,
 };
 use meshsim_trace::TraceEvent;
 use tower::ServiceExt;
@@ -53,22 +53,22 @@ fn outcomes_crashes_and_the_heal_bounce_are_reported() {
         record.elapsed_ms
     );
     let node = |name: &str| record.nodes[name].clone();
-    assert_eq!(node("steady").outcome, Outcome::Unfinished);
+    assert_eq!(node("steady").outcome, NodeOutcome::Unfinished);
     assert_eq!((node("steady").starts, node("steady").crashes), (1, 0));
     assert_eq!(
         node("crashy").outcome,
-        Outcome::Unfinished,
+        NodeOutcome::Unfinished,
         "bounced on heal"
     );
     assert_eq!((node("crashy").starts, node("crashy").crashes), (2, 1));
     assert_eq!(
         node("quitter").outcome,
-        Outcome::Err {
+        NodeOutcome::Err {
             error: "boom".into()
         }
     );
-    assert_eq!(node("finisher").outcome, Outcome::Ok);
-    assert_eq!(node("waiter").outcome, Outcome::Ok);
+    assert_eq!(node("finisher").outcome, NodeOutcome::Ok);
+    assert_eq!(node("waiter").outcome, NodeOutcome::Ok);
     assert_eq!(node("waiter").role, Role::Client);
     assert_eq!(node("steady").role, Role::Host);
 }
@@ -87,7 +87,7 @@ fn a_host_still_down_when_the_clients_finish_is_crashed() {
     });
     let record = runner.run().unwrap().record;
     assert_eq!(record.healed_at_ms, None);
-    assert_eq!(record.nodes["h"].outcome, Outcome::Crashed);
+    assert_eq!(record.nodes["h"].outcome, NodeOutcome::Crashed);
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn a_panicking_host_is_an_error_outcome_not_a_failed_run() {
     let record = runner.run().unwrap().record;
     assert_eq!(
         record.nodes["h"].outcome,
-        Outcome::Err {
+        NodeOutcome::Err {
             error: "panicked: host bug".into()
         }
     );
@@ -114,7 +114,7 @@ fn the_liveness_bound_stops_a_stuck_client() {
     let record = runner.run().unwrap().record;
     assert!(!record.converged);
     assert_eq!(record.elapsed_ms, 300);
-    assert_eq!(record.nodes["stuck"].outcome, Outcome::Unfinished);
+    assert_eq!(record.nodes["stuck"].outcome, NodeOutcome::Unfinished);
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn a_hook_wakes_host_software_at_its_time() {
         Ok(())
     });
     let run = runner.run().unwrap();
-    assert_eq!(run.record.nodes["h"].outcome, Outcome::Ok);
+    assert_eq!(run.record.nodes["h"].outcome, NodeOutcome::Ok);
     let seen = run
         .trace
         .events()

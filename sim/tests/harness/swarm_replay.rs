@@ -2,7 +2,7 @@
 //! the SSE mesh to the same trace hash.
 
 use meshsim_sim::seed::names;
-use meshsim_sim::{FaultPlan, Outcome, Seed, Swarm};
+use meshsim_sim::{FaultPlan, NodeOutcome, Seed, Swarm};
 use meshsim_trace::TraceEvent;
 
 use crate::sse_mesh;
@@ -31,7 +31,7 @@ fn printed_swarm_plans_replay_to_the_same_trace_hash() {
             .count();
         assert!(applied > 0, "no fault of the swarm plan was applied");
         for client in sse_mesh::CLIENTS {
-            assert_eq!(drawn.record.nodes[client].outcome, Outcome::Ok);
+            assert_eq!(drawn.record.nodes[client].outcome, NodeOutcome::Ok);
         }
         println!(
             "  -> trace hash {} ({applied} faults applied)",

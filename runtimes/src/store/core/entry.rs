@@ -1,6 +1,6 @@
 //! One task in the store: the task as served, and what the state machine tracks about it.
 
-use crate::behaviour::TaskView;
+use crate::behaviour::TaskFacts;
 use crate::script::Script;
 use meshsim_protocol::{Message, StreamEvent, Task};
 use std::collections::{BTreeSet, VecDeque};
@@ -58,8 +58,8 @@ impl Entry {
     }
 
     /// What a behaviour may know about the task.
-    pub(super) fn view(&self) -> TaskView {
-        TaskView {
+    pub(super) fn view(&self) -> TaskFacts {
+        TaskFacts {
             id: self.task.id.clone(),
             state: self.task.status.state,
             turns: self.turns,

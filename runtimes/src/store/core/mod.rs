@@ -21,7 +21,7 @@ use super::ids::Draws;
 use super::listing::{self, Listed};
 use crate::behaviour::Behaviour;
 use crate::personality::{Personality, Timestamps};
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::truth::TaskTruth;
 use entry::Entry;
 pub(crate) use entry::StreamId;
@@ -92,7 +92,7 @@ pub(crate) enum Effect {
     TurnStarted {
         task: String,
         epoch: u64,
-        steps: Vec<Step>,
+        steps: Vec<TurnStep>,
         durations: Vec<Duration>,
     },
     /// Reap the task `after` from now unless it made a transition meanwhile.

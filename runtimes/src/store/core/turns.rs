@@ -3,7 +3,7 @@
 
 use super::{Core, Effect, Outcome};
 use crate::personality::Reaping;
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::store::shaping;
 use meshsim_protocol::{
     Artifact, Message, Part, Role, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState,
@@ -19,17 +19,17 @@ impl Core {
         now: Duration,
         id: &str,
         epoch: u64,
-        step: Step,
+        step: TurnStep,
     ) -> Outcome<bool> {
         self.begin(now);
         let current = self.tasks.get(id).is_some_and(|entry| entry.epoch == epoch);
         if current {
             match step {
-                Step::Work => {}
-                Step::Status { state, question } => {
+                TurnStep::Work => {}
+                TurnStep::Status { state, question } => {
                     self.set_status(id, state, question);
                 }
-                Step::Artifact { part, chunk, last } => self.artifact(id, part, chunk, last),
+                TurnStep::Artifact { part, chunk, last } => self.artifact(id, part, chunk, last),
             }
         }
         self.finish(current)
@@ -64,7 +64,7 @@ impl Core {
             .turn(entry.turns, input, self.personality.work.long_running_steps);
         let durations: Vec<Duration> = steps
             .iter()
-            .filter(|step| **step == Step::Work)
+            .filter(|step| **step == TurnStep::Work)
             .map(|_| self.draws.work(&self.personality.work))
             .collect();
         let Some(entry) = self.tasks.get_mut(id) else {

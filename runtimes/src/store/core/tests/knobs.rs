@@ -291,7 +291,7 @@ pub(super) fn cancel_of_live_tasks() {
 fn run_until(run: &mut Run, state: TaskState) {
     let (task, epoch, steps) = run.turns.pop_front().expect("a turn started");
     for step in steps {
-        if step == crate::step::Step::Work {
+        if step == crate::step::TurnStep::Work {
             continue;
         }
         let outcome = run.core.step(run.now, &task, epoch, step);

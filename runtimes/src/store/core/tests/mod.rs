@@ -11,7 +11,7 @@ mod knobs;
 use super::{Accepted, Core, Effect, StreamId};
 use crate::behaviour::Knobs;
 use crate::personality::Personality;
-use crate::step::Step;
+use crate::step::TurnStep;
 use crate::store::shaping::asserted;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, RpcError, StreamEvent, TaskState};
 use std::collections::VecDeque;
@@ -25,7 +25,7 @@ struct Run {
     /// Every effect so far, in order.
     effects: Vec<Effect>,
     /// Turns started and not yet run: task, epoch, steps.
-    turns: VecDeque<(String, u64, Vec<Step>)>,
+    turns: VecDeque<(String, u64, Vec<TurnStep>)>,
 }
 
 impl Run {
@@ -83,7 +83,7 @@ impl Run {
         while let Some((task, epoch, steps)) = self.turns.pop_front() {
             for step in steps {
                 self.now += Duration::from_millis(10);
-                if step == Step::Work {
+                if step == TurnStep::Work {
                     continue;
                 }
                 let outcome = self.core.step(self.now, &task, epoch, step);
