@@ -11,6 +11,7 @@ pub mod witness;
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
 
 /// The repository root (the root package's manifest directory).
 pub fn repo() -> PathBuf {
@@ -142,6 +143,13 @@ pub fn install(sdk: Sdk) -> Option<()> {
             return None;
         }
     }
+    // The tests of this binary run on parallel threads, and two installs of one SDK into
+    // target/interop at once break each other (one removes the venv the other fills); the
+    // first install does the work and the others find it done.
+    static ONE_INSTALL_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _installing = ONE_INSTALL_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let output = Command::new("bash")
         .arg(repo().join("interop/install.sh"))
         .arg(sdk.name())
