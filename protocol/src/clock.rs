@@ -24,7 +24,7 @@ impl Clock {
     /// simulation, where it would break determinism.
     pub fn wall() -> Self {
         Self::from_fn(|| {
-            std::time::SystemTime::now()
+            std::time::SystemTime::now() // wall-clock-ok: Clock::wall serves real TCP only
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default()
         })
