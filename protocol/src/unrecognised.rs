@@ -99,10 +99,10 @@ fn known_role(dialect: Dialect, value: &Value) -> bool {
         }
         Dialect::V0_3 => value
             .as_str()
-            .is_none_or(|name| dialect::v0_3::role_from(name).is_some()),
+            .is_none_or(|name| dialect::lowercase_role::role_from(name).is_some()),
         Dialect::V0_1 => value
             .as_str()
-            .is_none_or(|name| dialect::v0_1::role_from(name).is_some()),
+            .is_none_or(|name| dialect::lowercase_role::role_from(name).is_some()),
     }
 }
 

@@ -2,6 +2,7 @@
 //! they share.
 
 mod envelope;
+pub(crate) mod lowercase_role;
 pub(crate) mod v0_1;
 pub(crate) mod v0_3;
 pub(crate) mod v1_0;

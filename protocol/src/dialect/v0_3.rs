@@ -3,6 +3,7 @@
 //! states are lowercase. Shapes follow `spec/a2a-v0.3.0.schema.json`.
 
 use super::envelope::{self, RawOutcome};
+use super::lowercase_role::{decode_role, role_name};
 use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
@@ -522,29 +523,6 @@ fn decode_message(message: &Obj<'_>) -> Result<Message, DecodeError> {
         context_id: message.opt_str("contextId")?,
         metadata: message.opt_value("metadata"),
     })
-}
-
-fn role_name(role: &Role) -> &str {
-    match role {
-        Role::User => "user",
-        Role::Agent => "agent",
-        Role::Unknown(name) => name,
-    }
-}
-
-/// The role a name spells, if the schema defines it.
-pub(crate) fn role_from(name: &str) -> Option<Role> {
-    match name {
-        "user" => Some(Role::User),
-        "agent" => Some(Role::Agent),
-        _ => None,
-    }
-}
-
-/// A role outside the schema is kept as [`Role::Unknown`].
-fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
-    let name = message.str("role")?;
-    Ok(role_from(&name).unwrap_or(Role::Unknown(name)))
 }
 
 fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {
