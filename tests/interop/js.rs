@@ -11,8 +11,8 @@
 
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
-use crate::support::process::{official_client, probe, start_agent, start_mock};
-use crate::support::witness::assert_witnessed;
+use crate::support::process::{probe, start_agent, start_mock};
+use crate::support::witness::witness_every_personality;
 use crate::support::{Sdk, install, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
 use serde_json::json;
@@ -68,11 +68,5 @@ fn a2a_js_sdk_interop_and_calibration() {
 #[test]
 fn the_official_js_client_reads_back_every_personality() {
     let Some(()) = install(SDK) else { return };
-    for personality in meshsim_runtimes::builtins() {
-        for dialect in [Dialect::V1_0, Dialect::V0_3] {
-            let (_mock, url) = start_mock(&personality.name, dialect.name());
-            let seen = official_client(SDK, &url);
-            assert_witnessed(&personality, dialect, &url, &seen, SDK.client_errors());
-        }
-    }
+    witness_every_personality(SDK);
 }

@@ -7,12 +7,26 @@
 //! answering it, `get_task` of the task the follow-up answered, `list_tasks`, a second task
 //! canceled while it waits, and `get_task` of a task that does not exist.
 
-use super::ClientErrors;
 use super::decoding::raw_post;
+use super::process::{official_client, start_mock};
+use super::{ClientErrors, Sdk};
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::Personality;
 use meshsim_runtimes::personality::Reaping;
 use serde_json::{Value, json};
+
+/// Runs `sdk`'s official client against every built-in personality served in each dialect
+/// the client speaks (v1.0, and v0.3 through its compatibility layer, chosen from the Card),
+/// and asserts what it saw with [`assert_witnessed`].
+pub fn witness_every_personality(sdk: Sdk) {
+    for personality in meshsim_runtimes::builtins() {
+        for dialect in [Dialect::V1_0, Dialect::V0_3] {
+            let (_mock, url) = start_mock(&personality.name, dialect.name());
+            let seen = official_client(sdk, &url);
+            assert_witnessed(&personality, dialect, &url, &seen, sdk.client_errors());
+        }
+    }
+}
 
 /// Asserts that `seen`, the report of a client that names its errors as `errors`, against
 /// `personality` served in `dialect` at `url`, is the documented lifecycle and equals what
