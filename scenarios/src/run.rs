@@ -10,7 +10,7 @@ use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::{Behaviour, GroundTruth, Knobs, Personality, Runtime, TaskTruth};
-use meshsim_sim::seed::names;
+use meshsim_sim::seed_names;
 use meshsim_sim::{
     FaultKind, FaultPlan, RunConfig, RunError, Runner, Seed, SimListener, Swarm, SwarmSpace, Trace,
     TurmoilConnector, epoch, serve, sim_clock,
@@ -236,9 +236,10 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         fast_forward: !options.fixed_steps,
         ..run_config(spec.tick)
     };
-    let mut layout = spec
-        .scenario
-        .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
+    let mut layout = spec.scenario.layout(
+        &spec.runtime.personality,
+        spec.seed.derive(seed_names::WORKLOAD),
+    );
     if let Some(limit) = spec.job_limit {
         layout.jobs.truncate(limit.max(1));
     }
@@ -340,7 +341,11 @@ fn register_agents(
 ) -> BTreeMap<String, GroundTruth> {
     let mut truths = BTreeMap::new();
     for (index, agent) in layout.agents.iter().enumerate() {
-        let host_seed = spec.seed.derive(names::HOSTS).derive(&agent.host).value();
+        let host_seed = spec
+            .seed
+            .derive(seed_names::HOSTS)
+            .derive(&agent.host)
+            .value();
         let runtime = Runtime::new(
             agent.personality.clone(),
             spec.dialect,
@@ -405,7 +410,7 @@ fn fault_plan(spec: &RunSpec, layout: &Layout, config: &RunConfig) -> (FaultPlan
                 hooks: Vec::new(),
                 chaos_ms: millis(config.chaos),
             };
-            let swarm = Swarm::draw(spec.seed.derive(names::FAULTS), &space);
+            let swarm = Swarm::draw(spec.seed.derive(seed_names::FAULTS), &space);
             let mut faults = layout.scripted.clone();
             faults.extend(swarm.plan.faults);
             (

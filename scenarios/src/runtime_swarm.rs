@@ -25,7 +25,7 @@ use meshsim_runtimes::{
     TerminalCancel, Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };
 use meshsim_sim::Seed;
-use meshsim_sim::seed::names;
+use meshsim_sim::seed_names;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -66,7 +66,7 @@ pub const DUPLICABLE_STATES: [TaskState; 6] = [
 
 /// The personality the run with root seed `run_seed` draws.
 pub fn draw(run_seed: Seed) -> Personality {
-    let seed = run_seed.derive(names::PERSONALITY);
+    let seed = run_seed.derive(seed_names::PERSONALITY);
     let knob = |name: &str| seed.derive(name).rng();
     let name = format!("swarm-{}", run_seed.value());
     let reaping = draw_reaping(&mut knob("reaping"));

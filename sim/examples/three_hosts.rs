@@ -13,8 +13,8 @@ use axum::routing::get;
 use bytes::Bytes;
 use http_body_util::Empty;
 use hyper_util::rt::TokioIo;
-use meshsim_sim::fault::{Fault, FaultPlan, TimedFault};
-use meshsim_sim::runner::HostResult;
+use meshsim_sim::HostResult;
+use meshsim_sim::{Fault, FaultPlan, TimedFault};
 use meshsim_sim::{RunConfig, Runner, Seed, SimListener, TurmoilConnector, serve};
 use tower::ServiceExt;
 

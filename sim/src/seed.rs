@@ -10,20 +10,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 
-/// Well-known sub-seed names, so that every crate asks for the same source by the same name.
-pub mod names {
-    /// Turmoil's own RNG (message latency, random link failures, node order).
-    pub const TURMOIL: &str = "turmoil";
-    /// The workload a scenario drives (which tasks, when).
-    pub const WORKLOAD: &str = "workload";
-    /// The fault plan drawn by swarm mode.
-    pub const FAULTS: &str = "faults";
-    /// The personality `--runtime swarm` draws for a run.
-    pub const PERSONALITY: &str = "personality";
-    /// Per-host sources hang below this one: `seed.derive(HOSTS).derive("agent-a")`.
-    pub const HOSTS: &str = "hosts";
-}
-
 /// A node of the seed tree: a `u64` from which named children and RNGs are derived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seed(u64);
@@ -141,7 +127,7 @@ mod tests {
     fn nested_paths_differ_from_flat_names() {
         let root = Seed::new(7);
         assert_ne!(
-            root.derive(names::HOSTS).derive("a"),
+            root.derive(crate::seed_names::HOSTS).derive("a"),
             root.derive("hosts/a")
         );
     }

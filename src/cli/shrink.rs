@@ -14,7 +14,7 @@ use meshsim_runtimes::Personality;
 use meshsim_scenarios::knob_coverage::knob_values;
 use meshsim_scenarios::personality_shrink::shrink_personality;
 use meshsim_scenarios::{Faults, Invariant, RunOptions, RunSpec, RuntimeChoice};
-use meshsim_sim::fault::shrink as shrink_plan;
+use meshsim_sim::shrink_plan;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;

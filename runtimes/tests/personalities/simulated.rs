@@ -81,7 +81,7 @@ fn another_seed_changes_the_work_durations() {
 /// bounced agent's live tasks are lost in its ground truth.
 fn crash_through_sidecar(seed: u64) -> (Vec<String>, Vec<meshsim_runtimes::TaskTruth>) {
     use meshsim_runtimes::Sidecar;
-    use meshsim_sim::fault::{Fault, FaultPlan, TimedFault};
+    use meshsim_sim::{Fault, FaultPlan, TimedFault};
     let seed = Seed::new(seed);
     let runtime = Runtime::new(
         builtin("python-correct").unwrap(),

@@ -15,8 +15,8 @@ use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{Fate, GroundTruth, Runtime, TaskTruth};
-use meshsim_sim::seed::names;
-use meshsim_sim::sim_time::SimTime;
+use meshsim_sim::SimTime;
+use meshsim_sim::seed_names;
 use meshsim_sim::{Seed, Trace};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -181,9 +181,10 @@ impl CheckResult {
 pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<CheckResult, String> {
     let clock = Clock::wall();
     let started = clock.now();
-    let layout = spec
-        .scenario
-        .layout(&spec.runtime.personality, spec.seed.derive(names::WORKLOAD));
+    let layout = spec.scenario.layout(
+        &spec.runtime.personality,
+        spec.seed.derive(seed_names::WORKLOAD),
+    );
     let plan = faults::plan(spec.scenario, spec.seed);
     let log = ProxyLog::announced(announce);
     let mut truths: BTreeMap<String, GroundTruth> = BTreeMap::new();
@@ -193,7 +194,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
     for (index, spec_agent) in layout.agents.iter().enumerate() {
         let host_seed = spec
             .seed
-            .derive(names::HOSTS)
+            .derive(seed_names::HOSTS)
             .derive(&spec_agent.host)
             .value();
         let runtime = Runtime::new(

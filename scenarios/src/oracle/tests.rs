@@ -10,7 +10,7 @@ use meshsim_consumer::report::{
     Abandonment, AppliedEvent, CancelResult, DeadlineHit, JobReport, TaskView,
 };
 use meshsim_runtimes::{Origin, Transition};
-use meshsim_sim::sim_time::SimTime;
+use meshsim_sim::SimTime;
 use meshsim_sim::{Recorder, Trace};
 use meshsim_trace::{Applied, TraceEvent};
 

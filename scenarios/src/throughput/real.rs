@@ -13,7 +13,7 @@ use meshsim_consumer::{
 use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{Runtime, resolve};
 use meshsim_sim::Seed;
-use meshsim_sim::seed::names;
+use meshsim_sim::seed_names;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -50,9 +50,13 @@ pub fn real_runs(runs: &[(String, u64)]) -> Result<Vec<RealRun>, String> {
 async fn real_run(personality_name: &str, seed: u64) -> Result<RealRun, String> {
     let personality = resolve(personality_name).map_err(|error| error.to_string())?;
     let seed_tree = Seed::new(seed);
-    let layout = Scenario::OriginIncident.layout(&personality, seed_tree.derive(names::WORKLOAD));
+    let layout =
+        Scenario::OriginIncident.layout(&personality, seed_tree.derive(seed_names::WORKLOAD));
     let agent = &layout.agents[0];
-    let host_seed = seed_tree.derive(names::HOSTS).derive(&agent.host).value();
+    let host_seed = seed_tree
+        .derive(seed_names::HOSTS)
+        .derive(&agent.host)
+        .value();
     let runtime = Runtime::new(agent.personality.clone(), DIALECT, Clock::wall(), host_seed);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

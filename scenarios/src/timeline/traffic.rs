@@ -10,7 +10,7 @@
 //! server's send time.
 
 use crate::scenario::{CONSUMER_HOST, SIDECAR_HOST};
-use meshsim_sim::trace::SIM_HOST;
+use meshsim_sim::SIM_HOST;
 use meshsim_trace::{ConnectOutcome, StreamEnd, TraceEvent, TraceLine};
 use std::collections::{BTreeMap, VecDeque};
 

@@ -7,7 +7,7 @@ use super::FaultPlan;
 
 /// The smallest plan found for which `still_fails` holds, and how many runs it took.
 /// If `plan` itself does not fail it is returned unchanged.
-pub fn shrink(
+pub fn shrink_plan(
     plan: &FaultPlan,
     mut still_fails: impl FnMut(&FaultPlan) -> bool,
 ) -> (FaultPlan, usize) {
@@ -66,7 +66,7 @@ mod tests {
             let n = names(p);
             n.contains(&"h3".to_string()) && n.contains(&"h17".to_string())
         };
-        let (shrunk, runs) = shrink(&plan, needs);
+        let (shrunk, runs) = shrink_plan(&plan, needs);
         assert_eq!(names(&shrunk), ["h3", "h17"]);
         assert!(runs < 60, "{runs} runs");
     }
@@ -74,12 +74,12 @@ mod tests {
     #[test]
     fn a_plan_that_does_not_fail_is_returned_as_is() {
         let plan = FaultPlan::new(vec![hook(1, "a")]);
-        assert_eq!(shrink(&plan, |_| false), (plan, 1));
+        assert_eq!(shrink_plan(&plan, |_| false), (plan, 1));
     }
 
     #[test]
     fn a_failure_needing_no_fault_shrinks_to_the_empty_plan() {
         let plan = FaultPlan::new(vec![hook(1, "a"), hook(2, "b"), hook(3, "c")]);
-        assert_eq!(shrink(&plan, |_| true).0, FaultPlan::none());
+        assert_eq!(shrink_plan(&plan, |_| true).0, FaultPlan::none());
     }
 }

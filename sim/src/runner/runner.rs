@@ -16,8 +16,9 @@ use super::apply::World;
 use super::config::RunConfig;
 use super::fast_forward::{Upcoming, idle_steps};
 use super::record::{NodeOutcome, NodeReport, Reports, Role, Run, RunRecord};
+use crate::Seed;
 use crate::fault::{FaultPlan, Hooks, PlanError};
-use crate::seed::{Seed, names};
+use crate::seed_names;
 use crate::sim_time::SimTime;
 use crate::trace::Recorder;
 use meshsim_trace::{ErrorKind, TraceEvent};
@@ -349,7 +350,7 @@ fn turmoil_builder(seed: Seed, config: &RunConfig) -> turmoil::Builder {
     let mut builder = turmoil::Builder::new();
     builder
         .epoch(config.epoch)
-        .rng_seed(seed.derive(names::TURMOIL).value())
+        .rng_seed(seed.derive(seed_names::TURMOIL).value())
         .tick_duration(config.tick)
         // Past the runner's own bound, so the runner always decides when a run ends.
         .simulation_duration(config.chaos + config.liveness + Duration::from_secs(1))

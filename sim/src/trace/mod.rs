@@ -1,7 +1,7 @@
 //! The trace of a run: every `tracing` event whose target starts with `meshsim`, stamped with
 //! simulated time and the host it happened on, as canonical JSON lines; and the hash that
 //! identifies the run. Events of other targets (the user's own) are printed, filtered by
-//! `MESHSIM_LOG` or `RUST_LOG`, and never recorded ([`UserLog`]).
+//! `MESHSIM_LOG` or `RUST_LOG`, and never recorded (`user_log`).
 
 mod canonical;
 mod hash;
@@ -13,7 +13,6 @@ mod user_log;
 pub use canonical::to_canonical_json;
 pub use hash::TraceHash;
 pub use recorder::{Recorder, RecorderSubscriber, Trace};
-pub use user_log::UserLog;
 
 /// The host name recorded for events that happen outside any host (faults, the runner).
 pub const SIM_HOST: &str = "sim";

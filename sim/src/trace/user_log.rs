@@ -77,11 +77,6 @@ impl UserLog {
             .find(|directive| target.starts_with(&directive.target))
             .map(|directive| directive.level)
     }
-
-    /// Whether nothing is printed at all.
-    pub fn is_off(&self) -> bool {
-        self.directives.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -102,6 +97,6 @@ mod tests {
             UserLog::parse("only_me").level_for("only_me"),
             Some(Level::TRACE)
         );
-        assert!(UserLog::parse("").is_off());
+        assert_eq!(UserLog::parse("").level_for("my_orchestrator"), None);
     }
 }

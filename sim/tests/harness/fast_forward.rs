@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use meshsim_sim::fault::{Fault, FaultPlan, TimedFault};
+use meshsim_sim::{Fault, FaultPlan, TimedFault};
 use meshsim_sim::{Run, RunConfig, Runner, Seed};
 use meshsim_trace::TraceEvent;
 

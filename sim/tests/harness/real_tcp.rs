@@ -8,9 +8,9 @@ use http::Request;
 use http::header::{DATE, HOST};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
+use meshsim_sim::Recorder;
+use meshsim_sim::SimTime;
 use meshsim_sim::serve;
-use meshsim_sim::sim_time::SimTime;
-use meshsim_sim::trace::Recorder;
 use meshsim_trace::TraceEvent;
 
 #[tokio::test]

@@ -3,9 +3,9 @@
 use std::future::pending;
 use std::time::Duration;
 
-use meshsim_sim::fault::{Fault, FaultPlan, PlanError, TimedFault};
-use meshsim_sim::runner::Phase;
-use meshsim_sim::trace::TraceHash;
+use meshsim_sim::Phase;
+use meshsim_sim::TraceHash;
+use meshsim_sim::{Fault, FaultPlan, PlanError, TimedFault};
 use meshsim_sim::{
     NodeOutcome, Role, RunConfig, RunError, Runner, Seed, SimListener, TurmoilConnector,
 };

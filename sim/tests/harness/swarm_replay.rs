@@ -1,7 +1,7 @@
 //! Swarm mode end to end: a seed's drawn fault plan, printed as JSON and parsed back, replays
 //! the SSE mesh to the same trace hash.
 
-use meshsim_sim::seed::names;
+use meshsim_sim::seed_names;
 use meshsim_sim::{FaultPlan, NodeOutcome, Seed, Swarm};
 use meshsim_trace::TraceEvent;
 
@@ -10,7 +10,7 @@ use crate::sse_mesh;
 #[test]
 fn printed_swarm_plans_replay_to_the_same_trace_hash() {
     for seed in (21..=24).map(Seed::new) {
-        let swarm = Swarm::draw(seed.derive(names::FAULTS), &sse_mesh::space());
+        let swarm = Swarm::draw(seed.derive(seed_names::FAULTS), &sse_mesh::space());
         let kinds: Vec<&str> = swarm.kinds.keys().map(|kind| kind.name()).collect();
         let printed = swarm.plan.to_json();
         println!("seed {seed}: kinds {kinds:?}\n{printed}");
@@ -43,8 +43,8 @@ fn printed_swarm_plans_replay_to_the_same_trace_hash() {
 #[test]
 fn other_seeds_draw_other_plans_and_traces() {
     let seed = Seed::new(22);
-    let one = Swarm::draw(Seed::new(21).derive(names::FAULTS), &sse_mesh::space());
-    let other = Swarm::draw(seed.derive(names::FAULTS), &sse_mesh::space());
+    let one = Swarm::draw(Seed::new(21).derive(seed_names::FAULTS), &sse_mesh::space());
+    let other = Swarm::draw(seed.derive(seed_names::FAULTS), &sse_mesh::space());
     assert_ne!(one.plan, other.plan);
     let a = sse_mesh::run(Seed::new(21), one.plan);
     let b = sse_mesh::run(seed, other.plan);
@@ -56,7 +56,7 @@ fn crash_heavy_swarms_agree_when_run_in_parallel_threads() {
     // Seeds 22 and 24 crash and bounce hosts with streams open: what a crash drops, and in
     // which order, must not depend on what other simulations in the process are doing.
     for seed in [22, 24].map(Seed::new) {
-        let swarm = Swarm::draw(seed.derive(names::FAULTS), &sse_mesh::space());
+        let swarm = Swarm::draw(seed.derive(seed_names::FAULTS), &sse_mesh::space());
         assert!(swarm.plan.faults.iter().any(|f| f.fault.kind() == "crash"));
         let threads: Vec<_> = (0..4)
             .map(|_| {

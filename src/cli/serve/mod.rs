@@ -17,7 +17,7 @@ use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{
     BodyDrain, GroundTruth, Runtime, ServeGuard, ServeLimits, Sidecar, Tenants, resolve,
 };
-use meshsim_sim::transport::{ServeOptions, serve_with};
+use meshsim_sim::{ServeOptions, serve_with};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
