@@ -10,6 +10,10 @@
 //! This crate does no I/O. Runtimes, consumers and the CLI all speak through it, so the
 //! simulation and real TCP share one vocabulary.
 
+// Modules are private and the root re-exports what users name: a type that a public
+// signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
+
 // The model, the envelopes and the codecs are the crate's vocabulary: their items are named
 // from the root. The helpers around them are namespaces (`sse::frame`, `clock::rfc3339`),
 // named with their module and not re-exported.

@@ -8,23 +8,27 @@
 //! This crate never imports turmoil: it hands out routers, and its sidecar reaches its
 //! backend through any connector.
 
-pub mod behaviour;
-pub mod builtin;
+// Modules are private and the root re-exports what users name: a type that a public
+// signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
+
+mod behaviour;
+mod builtin;
 mod card;
 mod card_cache;
 mod endpoint;
 mod executor;
 mod media;
-pub mod personality;
-pub mod runtime;
-pub mod script;
+mod personality;
+mod runtime;
+mod script;
 mod serve_guard;
-pub mod sidecar;
+mod sidecar;
 mod step;
 mod store;
 mod stream;
-pub mod tck;
-pub mod truth;
+mod tck;
+mod truth;
 mod unserved;
 
 pub use behaviour::{Behaviour, Knobs, TaskFacts};
@@ -41,4 +45,5 @@ pub use serve_guard::{BodyDrain, ServeGuard, ServeLimits, Tenants};
 pub use sidecar::Sidecar;
 pub use step::TurnStep;
 pub use store::probe::{FollowUpAnswer, Lifecycle, ResubscribeAnswer, lifecycle};
+pub use tck::{TckArtifact, TckScript};
 pub use truth::{Fate, GroundTruth, Origin, TaskTruth, Transition};

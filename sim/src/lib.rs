@@ -22,6 +22,10 @@
 //! - `tcp_capacity` is also the accept backlog; overflowing it panics inside turmoil, which
 //!   the runner reports as [`RunError::Simulation`].
 
+// Modules are private and the root re-exports what users name: a type that a public
+// signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
+
 mod clock;
 mod fault;
 mod runner;
@@ -38,9 +42,9 @@ pub use runner::{
     CheckPoint, HostResult, NodeOutcome, NodeReport, Phase, Role, Run, RunConfig, RunError,
     RunRecord, Runner,
 };
-pub use seed::Seed;
+pub use seed::{ParseSeedError, Seed};
 pub use sim_time::SimTime;
-pub use swarm::{FaultKind, Swarm, SwarmSpace};
+pub use swarm::{FaultKind, KindRate, Swarm, SwarmSpace};
 pub use trace::{Recorder, RecorderSubscriber, SIM_HOST, Trace, TraceHash};
 pub use transport::{
     ConnectError, ServeOptions, SimListener, TimeoutIo, TurmoilConnector, serve, serve_with,

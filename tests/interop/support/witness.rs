@@ -12,7 +12,7 @@ use super::process::{official_client, start_mock};
 use super::{ClientErrors, Sdk};
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::Personality;
-use meshsim_runtimes::personality::Reaping;
+use meshsim_runtimes::Reaping;
 use serde_json::{Value, json};
 
 /// Runs `sdk`'s official client against every built-in personality served in each dialect
