@@ -119,7 +119,7 @@
 
 /// Everything a test needs, in one `use`.
 pub mod prelude {
-    pub use meshsim_consumer::session::artifact_text;
+    pub use meshsim_consumer::artifact_text;
     pub use meshsim_consumer::{
         A2aClient, BoxFuture, ClientConfig, ClientError, Consumer, Deadlines, IdSource, Job,
         JobReport, NaiveConsumer, Outcome, ReconcilingConfig, ReconcilingConsumer, Report,

@@ -4,7 +4,7 @@
 //! built-in consumers use.
 //!
 //! ```
-//! use meshsim_consumer::contract::Report;
+//! use meshsim_consumer::Report;
 //! use meshsim_consumer::{Deadlines, Job, Outcome};
 //! use meshsim_protocol::TaskState;
 //!

@@ -57,7 +57,7 @@ pub struct Job {
 /// which also emits the trace events the simulation records:
 ///
 /// ```
-/// use meshsim_consumer::recorder::JobRecorder;
+/// use meshsim_consumer::JobRecorder;
 /// use meshsim_consumer::{BoxFuture, Consumer, Job, JobReport, Outcome};
 ///
 /// struct Declines;

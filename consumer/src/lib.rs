@@ -8,26 +8,39 @@
 //! It never imports turmoil: the client takes a connector, so the same code runs inside the
 //! simulation and over real TCP.
 
-pub mod client;
-pub mod contract;
-pub mod ids;
-pub mod job;
-pub mod ledger;
-pub mod naive;
-pub mod probe;
-pub mod profile;
-pub mod reconciling;
-pub mod recorder;
-pub mod report;
-pub mod session;
+// Modules are private and the root re-exports what users name (the probe and the ledger
+// are namespaces: `probe::ProbeConfig`, `ledger::Ruling`). A type that a public signature
+// shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
 
-pub use client::{A2aClient, ClientConfig, ClientError, Connector, EventStream, TcpConnector};
+mod client;
+mod contract;
+mod ids;
+mod job;
+pub mod ledger;
+mod naive;
+pub mod probe;
+mod profile;
+mod reconciling;
+mod recorder;
+mod report;
+mod session;
+
+pub use client::{
+    A2aClient, BoxError, ClientConfig, ClientError, Connector, EventStream, TcpConnector,
+};
 pub use contract::Report;
 pub use ids::IdSource;
 pub use job::{BoxFuture, Consumer, Deadlines, Job};
 pub use naive::NaiveConsumer;
 pub use profile::{
-    FollowupBehaviour, PeerLifecycleProfile, ProfileCache, ProfileKey, ResubscribeBehaviour,
+    FollowupBehaviour, Observed, PeerLifecycleProfile, ProfileCache, ProfileKey,
+    ResubscribeBehaviour,
 };
 pub use reconciling::{ReconcilingConfig, ReconcilingConsumer};
-pub use report::{JobReport, Outcome};
+pub use recorder::JobRecorder;
+pub use report::{
+    Abandonment, Anomaly, AnomalyKind, AppliedEvent, CancelResult, DeadlineHit, JobReport, Outcome,
+    TaskView,
+};
+pub use session::{artifact_text, status_text};

@@ -10,9 +10,9 @@
 
 use crate::impossible::impossible;
 use crate::invariant::Invariant;
-use meshsim_consumer::ledger::EventRef;
-use meshsim_consumer::report::CancelResult;
-use meshsim_consumer::{Job, JobReport, Outcome, PeerLifecycleProfile};
+use meshsim_consumer::{
+    CancelResult, Job, JobReport, Outcome, PeerLifecycleProfile, ledger::EventRef,
+};
 use meshsim_protocol::TaskState;
 use meshsim_runtimes::{Fate, GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;

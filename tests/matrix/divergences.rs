@@ -2,9 +2,7 @@
 //! against go-replaying and loses the task against jvm-reaping, as the oracle names them;
 //! the reconciling consumer holds against the same runtimes.
 
-use meshsim_consumer::JobReport;
-use meshsim_consumer::ledger::StateVerdict;
-use meshsim_consumer::report::{AnomalyKind, TaskView};
+use meshsim_consumer::{AnomalyKind, JobReport, TaskView, ledger::StateVerdict};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{

@@ -7,17 +7,15 @@
 //! cells: `the_unbroken_wrapper_holds_in_every_cell_used`) and breaks one thing, so the
 //! violation is the break's doing and nothing else's.
 
-use meshsim_consumer::ledger::EventRef;
-use meshsim_consumer::profile::{PeerLifecycleProfile, ProfileKey, ResubscribeBehaviour};
-use meshsim_consumer::report::{Abandonment, AppliedEvent, CancelResult, TaskView};
 use meshsim_consumer::{
-    A2aClient, BoxFuture, Consumer, Job, JobReport, Outcome, ReconcilingConfig, ReconcilingConsumer,
+    A2aClient, Abandonment, AppliedEvent, BoxFuture, CancelResult, Consumer, Job, JobReport,
+    Outcome, PeerLifecycleProfile, ProfileKey, ReconcilingConfig, ReconcilingConsumer,
+    ResubscribeBehaviour, TaskView, ledger::EventRef,
 };
 use meshsim_protocol::{Dialect, Message, Role, RpcResult, TaskState};
-use meshsim_scenarios::run::RunResult;
 use meshsim_scenarios::{
     ConsumerChoice, Faults, Invariant, Matrix, Scenario, SweepOutcome, Verdict, Violation,
-    sim_client,
+    run::RunResult, sim_client,
 };
 use meshsim_sim::{TurmoilConnector, epoch};
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -2,9 +2,7 @@
 //! too long is canceled and the work re-dispatched, and nothing is left running.
 
 use crate::support::{Kind, assert_no_divergences, assert_runtime_state, incident_job, run_job};
-use meshsim_consumer::JobReport;
-use meshsim_consumer::report::CancelResult;
-use meshsim_consumer::{Outcome, ReconcilingConfig};
+use meshsim_consumer::{CancelResult, JobReport, Outcome, ReconcilingConfig};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{GroundTruth, builtin};
 

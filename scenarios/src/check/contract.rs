@@ -11,10 +11,10 @@
 //! [`JobReport`] in the same form (what `meshsim consume` does for the built-in consumers).
 
 use meshsim_consumer::ledger::{EventKind, EventRef};
-use meshsim_consumer::report::{
-    Abandonment, AppliedEvent, CancelResult, DeadlineHit, JobReport, Outcome, TaskView,
+use meshsim_consumer::{
+    Abandonment, AppliedEvent, CancelResult, DeadlineHit, Deadlines, Job, JobReport, Outcome,
+    TaskView,
 };
-use meshsim_consumer::{Deadlines, Job};
 use meshsim_protocol::{Dialect, TaskState};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

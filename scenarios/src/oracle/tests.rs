@@ -3,15 +3,12 @@
 
 use super::*;
 use TaskState::{Canceled, Completed, Failed, InputRequired, Submitted, Working};
-use meshsim_consumer::Deadlines;
-use meshsim_consumer::ledger::EventKind;
-use meshsim_consumer::profile::{ProfileKey, ResubscribeBehaviour};
-use meshsim_consumer::report::{
-    Abandonment, AppliedEvent, CancelResult, DeadlineHit, JobReport, TaskView,
+use meshsim_consumer::{
+    Abandonment, AppliedEvent, CancelResult, DeadlineHit, Deadlines, JobReport, ProfileKey,
+    ResubscribeBehaviour, TaskView, ledger::EventKind,
 };
 use meshsim_runtimes::{Origin, Transition};
-use meshsim_sim::SimTime;
-use meshsim_sim::{Recorder, Trace};
+use meshsim_sim::{Recorder, SimTime, Trace};
 use meshsim_trace::{Applied, TraceEvent};
 
 /// The pinned epoch of the crafted runs.

@@ -2,8 +2,7 @@
 //! replay exactly what a simulated run put on the wire. Taping copies bytes and changes
 //! nothing the peers see: a taped run keeps the untaped run's trace hash.
 
-use meshsim_consumer::client::BoxError;
-use meshsim_consumer::{BoxFuture, Connector};
+use meshsim_consumer::{BoxError, BoxFuture, Connector};
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -46,7 +46,7 @@ fn label(event: &StreamEvent) -> String {
         StreamEvent::ArtifactUpdate(update) => {
             format!(
                 "artifact({})",
-                meshsim_consumer::session::artifact_text(&update.artifact)
+                meshsim_consumer::artifact_text(&update.artifact)
             )
         }
         StreamEvent::Message(message) => format!("message({})", message.text_content()),
@@ -139,7 +139,7 @@ pub async fn play_script(sdk: Sdk, base: &str, dialect: Dialect) {
         "{at}: the Task's history holds the request: {task:?}"
     );
     assert_eq!(
-        meshsim_consumer::session::status_text(&events[2]).as_deref(),
+        meshsim_consumer::status_text(&events[2]).as_deref(),
         Some(QUESTION),
         "{at}: the question travels in the input-required status"
     );
@@ -192,7 +192,7 @@ pub async fn play_script(sdk: Sdk, base: &str, dialect: Dialect) {
     assert_eq!(
         done.artifacts
             .iter()
-            .map(meshsim_consumer::session::artifact_text)
+            .map(meshsim_consumer::artifact_text)
             .collect::<Vec<_>>(),
         [summary(ANSWER)],
         "{at}: the stored artifact"

@@ -2,10 +2,9 @@
 //! compares a job report with the runtime's ground truth.
 
 use axum::Router;
-use meshsim_consumer::report::TaskView;
 use meshsim_consumer::{
     Consumer, Deadlines, Job, JobReport, NaiveConsumer, Outcome, ReconcilingConfig,
-    ReconcilingConsumer,
+    ReconcilingConsumer, TaskView,
 };
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{GroundTruth, Personality, Runtime, Sidecar, builtin};
