@@ -76,8 +76,10 @@ impl ConsumerChoice {
     /// The consumer for one run.
     pub fn build(&self, connector: TurmoilConnector, seed: u64) -> Box<dyn Consumer> {
         match self {
-            ConsumerChoice::Naive => builtin_over(Builtin::Naive, connector, seed),
-            ConsumerChoice::Reconciling => builtin_over(Builtin::Reconciling, connector, seed),
+            ConsumerChoice::Naive => builtin_over(BuiltinConsumer::Naive, connector, seed),
+            ConsumerChoice::Reconciling => {
+                builtin_over(BuiltinConsumer::Reconciling, connector, seed)
+            }
             ConsumerChoice::Custom { factory, .. } => factory(connector, seed),
         }
     }
@@ -85,17 +87,21 @@ impl ConsumerChoice {
 
 /// A built-in consumer, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Builtin {
+pub enum BuiltinConsumer {
     Naive,
     Reconciling,
 }
 
 /// A built-in consumer over any connector, with [`sim_client`]'s limits: the simulation's
 /// turmoil connector, or real TCP (`meshsim consume`).
-pub fn builtin_over<C: Connector>(kind: Builtin, connector: C, seed: u64) -> Box<dyn Consumer> {
+pub fn builtin_over<C: Connector>(
+    kind: BuiltinConsumer,
+    connector: C,
+    seed: u64,
+) -> Box<dyn Consumer> {
     match kind {
-        Builtin::Naive => Box::new(NaiveConsumer::new(connector, sim_client(), seed)),
-        Builtin::Reconciling => Box::new(ReconcilingConsumer::new(
+        BuiltinConsumer::Naive => Box::new(NaiveConsumer::new(connector, sim_client(), seed)),
+        BuiltinConsumer::Reconciling => Box::new(ReconcilingConsumer::new(
             connector,
             ReconcilingConfig {
                 client: sim_client(),

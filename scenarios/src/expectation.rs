@@ -107,15 +107,17 @@ pub fn rule_for(spec: &RunSpec) -> &'static Rule {
         .unwrap_or(&RULES[RULES.len() - 1])
 }
 
-/// Whether a result is what its rule expects.
-pub fn meets(expect: Expect, result: &RunResult) -> bool {
-    match expect {
-        Expect::Holds => result.verdict == Verdict::Holds,
-        Expect::Violates(invariant) => result
-            .violations
-            .iter()
-            .any(|violation| violation.invariant == invariant),
-        Expect::Unspecified => true,
+impl Expect {
+    /// Whether a result is what this expectation asks for.
+    pub fn is_met_by(self, result: &RunResult) -> bool {
+        match self {
+            Expect::Holds => result.verdict == Verdict::Holds,
+            Expect::Violates(invariant) => result
+                .violations
+                .iter()
+                .any(|violation| violation.invariant == invariant),
+            Expect::Unspecified => true,
+        }
     }
 }
 

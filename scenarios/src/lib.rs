@@ -3,45 +3,55 @@
 //!
 //! A [`Scenario`] says which runtimes stand where, what jobs the consumer runs and which
 //! faults always strike; [`run()`] executes one (seed, scenario, runtime, consumer,
-//! dialect, faults) under the harness, and the [`oracle`] checks the consumer's reports
+//! dialect, faults) under the harness, and the oracle ([`judge`]) checks the consumer's reports
 //! against the runtimes' ground truth, naming each broken [`Invariant`].
 
+// Modules are private and the root re-exports what users name; `check` (the `meshsim check`
+// command), `throughput` and `timeline` are namespaces whose items are not re-exported. A type
+// that a public signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
+
 pub mod check;
-pub mod consumer_choice;
-pub mod expectation;
-pub mod impossible;
-pub mod invariant;
-pub mod knob_coverage;
-pub mod matrix;
-pub mod oracle;
+mod consumer_choice;
+mod expectation;
+mod impossible;
+mod invariant;
+mod knob_coverage;
+mod matrix;
+mod oracle;
 mod parallel_sweep;
-pub mod personality_shrink;
-pub mod probed_personality;
-pub mod real_profile;
-pub mod regressions;
-pub mod run;
-pub mod runtime_swarm;
-pub mod scenario;
-pub mod sweep_outcome;
+mod personality_shrink;
+mod probed_personality;
+mod real_profile;
+mod regressions;
+mod run;
+mod runtime_swarm;
+mod scenario;
+mod sweep_outcome;
 mod tally;
-pub mod test_caller;
-pub mod test_env;
+mod test_caller;
+mod test_env;
 mod test_sweep;
 pub mod throughput;
 pub mod timeline;
 
-pub use consumer_choice::{BUILTIN_CONSUMERS, ConsumerChoice, ConsumerFactory, sim_client};
+pub use consumer_choice::{
+    BUILTIN_CONSUMERS, BuiltinConsumer, ConsumerChoice, ConsumerFactory, builtin_over, sim_client,
+};
 pub use expectation::{Expect, RULES, Rule, rule_for};
+pub use impossible::{IMPOSSIBLE_RULES, ImpossibleRule};
 pub use invariant::Invariant;
-pub use knob_coverage::{Coverage, CoverageSummary};
+pub use knob_coverage::{Coverage, CoverageSummary, knob_values};
 pub use matrix::{Cell, DEFAULT_SEEDS, IntoRuntime, Matrix, builtin_runtimes};
-pub use oracle::{Evidence, JobRun, Judgement, PeerFault, Violation, check, judge};
+pub use oracle::{Evidence, JobRun, Judgement, PeerFault, Violation, judge};
 pub use parallel_sweep::default_threads;
+pub use personality_shrink::shrink_personality;
+pub use probed_personality::probed_personality;
 pub use real_profile::real_profile;
 pub use run::{DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Verdict, run};
 pub use runtime_swarm::SWARM_RUNTIME;
-pub use scenario::{Layout, Scenario};
+pub use scenario::{AgentSpec, JobSpec, Layout, Scenario};
 pub use sweep_outcome::SweepOutcome;
 pub use tally::{CellKey, CellTally, Tally};
 pub use test_caller::TestCaller;
-pub use test_env::TestEnv;
+pub use test_env::{TestEnv, parse_seed_range};

@@ -1,7 +1,7 @@
 //! Runs many specs on several threads and hands back their results in spec order, so that a
 //! sweep's output does not depend on the number of threads.
 
-use crate::expectation::{Expect, meets, rule_for};
+use crate::expectation::{Expect, rule_for};
 use crate::run::{RunOptions, RunResult, RunSpec, run};
 use crate::tally::Tally;
 use std::collections::BTreeMap;
@@ -52,7 +52,7 @@ pub(crate) fn sweep_specs(
                 match result {
                     Ok(result) => {
                         let rule = rule_for(&result.spec);
-                        let matched = meets(rule.expect, &result);
+                        let matched = rule.expect.is_met_by(&result);
                         tally.add(&result, rule.expect, matched);
                         each(&result, rule.expect, matched);
                     }

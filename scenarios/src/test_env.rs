@@ -20,16 +20,6 @@ pub struct TestEnv {
     pub faults: Option<Faults>,
 }
 
-/// The variables, for messages.
-pub const VARIABLES: [&str; 6] = [
-    "MESHSIM_SEED",
-    "MESHSIM_SEEDS",
-    "MESHSIM_RUNTIME",
-    "MESHSIM_SCENARIO",
-    "MESHSIM_DIALECT",
-    "MESHSIM_FAULTS",
-];
-
 impl TestEnv {
     /// Reads the process environment; a value that does not parse is an error naming it.
     pub fn from_env() -> Result<Self, String> {

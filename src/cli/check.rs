@@ -8,7 +8,7 @@
 use crate::cli::selection::SeedRange;
 use clap::Args;
 use meshsim_protocol::Dialect;
-use meshsim_scenarios::check::sweep::{AnnounceRun, Cell};
+use meshsim_scenarios::check::{AnnounceRun, CheckCell};
 use meshsim_scenarios::check::{
     CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
 };
@@ -306,7 +306,7 @@ fn table(tally: &CheckTally, sweep: &CheckSweep) -> String {
     out
 }
 
-fn cell_text(cell: &Cell) -> String {
+fn cell_text(cell: &CheckCell) -> String {
     if cell.held == cell.runs {
         return format!("held {}", cell.runs);
     }

@@ -4,16 +4,16 @@
 //! written, 2 when the environment is not a check's.
 
 use clap::Args;
-use meshsim_scenarios::check::Order;
-use meshsim_scenarios::check::consume::consume;
-use meshsim_scenarios::consumer_choice::Builtin;
+use meshsim_scenarios::BuiltinConsumer;
+use meshsim_scenarios::check::consume;
+use meshsim_scenarios::check::contract::Order;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ConsumeArgs {
     /// `naive` or `reconciling`.
     #[arg(long, value_parser = builtin)]
-    consumer: Builtin,
+    consumer: BuiltinConsumer,
 }
 
 pub fn run(args: ConsumeArgs) -> ExitCode {
@@ -33,10 +33,10 @@ pub fn run(args: ConsumeArgs) -> ExitCode {
     }
 }
 
-fn builtin(name: &str) -> Result<Builtin, String> {
+fn builtin(name: &str) -> Result<BuiltinConsumer, String> {
     match name {
-        "naive" => Ok(Builtin::Naive),
-        "reconciling" => Ok(Builtin::Reconciling),
+        "naive" => Ok(BuiltinConsumer::Naive),
+        "reconciling" => Ok(BuiltinConsumer::Reconciling),
         other => Err(format!(
             "unknown consumer `{other}` (expected naive or reconciling)"
         )),

@@ -7,7 +7,7 @@ use crate::cli::output;
 use clap::Args;
 use meshsim_protocol::{Dialect, Method};
 use meshsim_runtimes::builtins;
-use meshsim_scenarios::impossible::IMPOSSIBLE_RULES;
+use meshsim_scenarios::IMPOSSIBLE_RULES;
 use meshsim_scenarios::{
     BUILTIN_CONSUMERS, Expect, Invariant, RULES, Rule, SWARM_RUNTIME, Scenario,
 };

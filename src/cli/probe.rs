@@ -9,7 +9,7 @@ use clap::Args;
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, ClientError, TcpConnector};
 use meshsim_protocol::TaskState;
-use meshsim_scenarios::probed_personality::probed_personality;
+use meshsim_scenarios::probed_personality;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

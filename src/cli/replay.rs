@@ -59,7 +59,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     };
     if args.json {
         let rule = rule_for(&result.spec);
-        let matched = meshsim_scenarios::expectation::meets(rule.expect, &result);
+        let matched = rule.expect.is_met_by(&result);
         output::print_line(&run_json(&result, rule.expect, matched).to_string());
     } else {
         output::print(&render(&result));

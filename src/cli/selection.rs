@@ -127,7 +127,7 @@ impl FromStr for SeedRange {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        meshsim_scenarios::test_env::parse_seed_range(s).map(SeedRange)
+        meshsim_scenarios::parse_seed_range(s).map(SeedRange)
     }
 }
 

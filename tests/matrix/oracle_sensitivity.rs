@@ -14,8 +14,8 @@ use meshsim_consumer::{
 };
 use meshsim_protocol::{Dialect, Message, Role, RpcResult, TaskState};
 use meshsim_scenarios::{
-    ConsumerChoice, Faults, Invariant, Matrix, Scenario, SweepOutcome, Verdict, Violation,
-    run::RunResult, sim_client,
+    ConsumerChoice, Faults, Invariant, Matrix, RunResult, Scenario, SweepOutcome, Verdict,
+    Violation, sim_client,
 };
 use meshsim_sim::{TurmoilConnector, epoch};
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -3,14 +3,14 @@
 //! compared with the simulation's).
 
 use super::contract::{Order, report_lines};
-use crate::consumer_choice::{Builtin, builtin_over};
+use crate::consumer_choice::{BuiltinConsumer, builtin_over};
 use meshsim_consumer::TcpConnector;
 use std::io::Write;
 use std::time::Duration;
 
 /// Runs `kind` on the job of `order` over real TCP and writes its report where the order
 /// says.
-pub fn consume(kind: Builtin, order: &Order) -> Result<(), String> {
+pub fn consume(kind: BuiltinConsumer, order: &Order) -> Result<(), String> {
     let executor = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

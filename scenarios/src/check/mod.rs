@@ -1,22 +1,24 @@
 //! `meshsim check`: judge a consumer program written in any language. The program runs
 //! against the scenario's runtimes on real loopback TCP, behind a proxy that injects the
-//! scenario's faults as triggers on the exchange ([`faults`], [`proxy`]); it does its job
-//! and writes a report by the [`contract`]; the run is judged by the simulation's own
-//! [`oracle`](crate::oracle) from the runtimes' task records, read in-process, and the
-//! report ([`run`]). [`sweep`] makes many runs at once; [`consume`] runs the built-in
-//! consumers as such programs.
+//! scenario's faults as triggers on the exchange ([`Strike`], [`Trigger`]); it does its job
+//! and writes a report by the [`contract`]; the run is judged by
+//! the simulation's own oracle from the runtimes' task records, read in-process, and the
+//! report ([`check()`]). [`CheckSweep`] makes many runs at once; [`consume()`] runs the
+//! built-in consumers as such programs. The [`contract`] (the job a program is given and
+//! its report) and the [`timeline`] page are namespaces.
 
-pub mod consume;
+mod consume;
 pub mod contract;
-pub mod faults;
-pub mod program;
-pub mod proxy;
-pub mod run;
-pub mod sweep;
+mod faults;
+mod program;
+mod proxy;
+mod run;
+mod sweep;
 pub mod timeline;
 
-pub use contract::{Order, ReportInvalid, parse_report, report_lines};
+pub use consume::consume;
 pub use faults::{Strike, Trigger};
 pub use program::{Ending, Program};
-pub use run::{CheckResult, CheckSpec, CheckVerdict, check};
-pub use sweep::{CheckSweep, CheckTally};
+pub use proxy::Exchange;
+pub use run::{CheckResult, CheckSpec, CheckVerdict, JobCheck, check};
+pub use sweep::{AnnounceRun, CheckCell, CheckSweep, CheckTally};

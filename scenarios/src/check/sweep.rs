@@ -52,12 +52,12 @@ pub struct CheckTally {
     pub runs_per_sec: f64,
     /// Per (scenario, runtime, dialect): (runs, held, problems by name with counts).
     #[serde(skip)]
-    pub cells: BTreeMap<(String, String, String), Cell>,
+    pub cells: BTreeMap<(String, String, String), CheckCell>,
 }
 
 /// The verdicts of one (scenario, runtime, dialect) over its seeds.
 #[derive(Debug, Clone, Default)]
-pub struct Cell {
+pub struct CheckCell {
     pub runs: usize,
     pub held: usize,
     /// Invariants violated and contract breaches, with how many runs showed each.
