@@ -13,6 +13,10 @@
 //! outside any host) counts as [unknown](Deadlines::next): it keeps the runner from skipping
 //! while it lives.
 
+// Modules are private and the root re-exports what users name: a type that a public
+// signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
+
 mod deadlines;
 mod interval;
 mod sleep;

@@ -3,12 +3,16 @@
 //! into the same type by [`TraceLine::parse`].
 //!
 //! Emitting is a `tracing` event with a `meshsim::*` target; the simulation's recorder
-//! (`meshsim_sim::trace`) stamps it with the host and the simulated time and writes it as one
+//! (`meshsim_sim::Recorder`) stamps it with the host and the simulated time and writes it as one
 //! canonical JSON line `{"fields":{..},"host":..,"level":..,"t_us":..,"target":..}`, whose
 //! bytes the run's hash covers. This crate is the only place that knows which field names
 //! an event has: the emitters name the event and give typed values, the readers (the oracle,
 //! the timeline, `replay`) match on the variants. It depends on neither turmoil nor the
 //! crates that emit, so the runtimes and the consumers can use it.
+
+// Modules are private and the root re-exports what users name: a type that a public
+// signature shows must be re-exported too, or users could hold it but not name it.
+#![warn(unnameable_types)]
 
 mod emit;
 mod error_kind;
