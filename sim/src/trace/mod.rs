@@ -4,15 +4,18 @@
 //! `MESHSIM_LOG` or `RUST_LOG`, and never recorded (`user_log`).
 
 mod canonical;
+mod fields;
 mod hash;
 mod recorder;
 #[cfg(test)]
 mod round_trip;
+mod subscriber;
 mod user_log;
 
 pub use canonical::to_canonical_json;
 pub use hash::TraceHash;
-pub use recorder::{Recorder, RecorderSubscriber, Trace};
+pub use recorder::{Recorder, Trace};
+pub use subscriber::RecorderSubscriber;
 
 /// The host name recorded for events that happen outside any host (faults, the runner).
 pub const SIM_HOST: &str = "sim";
