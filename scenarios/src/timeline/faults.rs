@@ -1,8 +1,13 @@
 //! Fault windows: the plan's faults paired into the stretches they last (a partition
 //! until its repair, a hold until its release, a crash until the bounce that restarts the
-//! host), and the instants that have no length (a bounce of a running host, a hook).
+//! host), and the instants that have no length (a bounce of a running host, a hook), and
+//! how they are drawn: shaded across the lanes they cover, labelled above them.
 
+use super::axis::Axis;
+use super::draw::{Rows, Svg, esc, num, time, width};
+use super::layout::{LABEL_ROW, LANE_TOP};
 use meshsim_sim::{Fault, FaultPlan};
+use std::collections::BTreeMap;
 
 /// One fault window, or an instant when `to_ms` equals `from_ms`.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +117,74 @@ fn describe(fault: &Fault) -> String {
             (None, Some(host)) => format!("{} {host}", other.kind()),
             (None, None) => other.kind().to_string(),
         },
+    }
+}
+
+/// The windows, shaded over the lanes of their hosts and labelled.
+pub(super) fn draw_faults(
+    svg: &mut Svg,
+    axis: &Axis,
+    windows: &[Window],
+    lane_y: &BTreeMap<String, f64>,
+) {
+    let mut rows = Rows::new(3);
+    for window in windows {
+        let ys: Vec<f64> = window
+            .hosts
+            .iter()
+            .filter_map(|h| lane_y.get(h).copied())
+            .collect();
+        let (top, bottom) = match (
+            ys.iter().copied().reduce(f64::min),
+            ys.iter().copied().reduce(f64::max),
+        ) {
+            (Some(top), Some(bottom)) => (top - 85.0, bottom + 85.0),
+            _ => (LANE_TOP - 85.0, LANE_TOP + 85.0),
+        };
+        let x0 = axis.x(window.from_ms);
+        let x1 = axis.x(window.to_ms);
+        let tip = format!(
+            "{}: {} → {}{}",
+            window.label,
+            time(window.from_ms),
+            time(window.to_ms),
+            if window.ended { "" } else { " (never ended)" }
+        );
+        let attrs = format!(
+            r#" data-kind="{}" data-from-ms="{}" data-to-ms="{}""#,
+            esc(window.kind),
+            num(window.from_ms),
+            num(window.to_ms)
+        );
+        if window.to_ms > window.from_ms {
+            svg.rect(
+                x0,
+                top,
+                x1 - x0,
+                bottom - top,
+                &format!("fault fault-{}", window.kind),
+                &attrs,
+                &tip,
+            );
+        } else {
+            svg.line(
+                x0,
+                top,
+                x0,
+                bottom,
+                &format!("fault-instant fault-{}", window.kind),
+                &attrs,
+                &tip,
+            );
+        }
+        let row = rows.place(x0, width(&window.label));
+        svg.text(
+            x0 + 3.0,
+            top + 11.0 + row as f64 * LABEL_ROW,
+            "fault-label",
+            &window.label,
+            &tip,
+        );
     }
 }
 
