@@ -68,6 +68,9 @@ pub struct Observation {
     pub timestamp: Option<String>,
     /// The status message's id, when the status carries a message that has one.
     pub message_id: Option<String>,
+    /// How the peer spelled a state outside the spec (`state` is then `unknown`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unrecognised_state: Option<String>,
 }
 
 /// A state the consumer applied, and from which state.
@@ -350,6 +353,7 @@ mod tests {
                 state,
                 timestamp: timestamp.map(str::to_string),
                 message_id: None,
+                unrecognised_state: None,
             };
             self.next_index += 1;
             let rulings = self.ledger.observe(self.connection, kind, observation);

@@ -7,7 +7,7 @@ use crate::ids::IdSource;
 use crate::job::Job;
 use crate::recorder::JobRecorder;
 use crate::report::CancelResult;
-use meshsim_protocol::{Artifact, Message, PartContent, StreamEvent, TaskState};
+use meshsim_protocol::{Artifact, Message, PartContent, StreamEvent, TaskState, TaskStatus};
 use std::time::Duration;
 
 /// One job in progress.
@@ -80,16 +80,25 @@ impl<'a, C: Connector> Session<'a, C> {
 
 /// The state an event asserts and its status details: (state, timestamp, message id).
 pub fn status_of(event: &StreamEvent) -> Option<(TaskState, Option<String>, Option<String>)> {
-    let status = match event {
-        StreamEvent::Task(task) => &task.status,
-        StreamEvent::StatusUpdate(update) => &update.status,
-        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => return None,
-    };
+    let status = status(event)?;
     let message_id = status
         .message
         .as_ref()
         .and_then(|message| message.message_id.clone());
     Some((status.state, status.timestamp.clone(), message_id))
+}
+
+/// How the peer spelled the state an event asserts, when that state is outside the spec.
+pub fn unrecognised_state_of(event: &StreamEvent) -> Option<String> {
+    status(event)?.unrecognised_state.clone()
+}
+
+fn status(event: &StreamEvent) -> Option<&TaskStatus> {
+    match event {
+        StreamEvent::Task(task) => Some(&task.status),
+        StreamEvent::StatusUpdate(update) => Some(&update.status),
+        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => None,
+    }
 }
 
 /// The context an event carries, if any.

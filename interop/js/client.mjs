@@ -127,7 +127,8 @@ report.follow_up = { task_id: followUp.taskId, states: followUp.states };
 report.get_task = await outcome(() => client.getTask({ tenant: '', id: followUp.taskId }));
 try {
   // Every required field of the request type: left out, `status` goes out as
-  // "UNRECOGNIZED" (a filter no task matches).
+  // "UNRECOGNIZED", which a2a-sdk 1.3.0 and meshsim read as no filter
+  // (tests/interop/support/list_filter.rs).
   const listed = await client.listTasks({
     tenant: '',
     contextId: '',

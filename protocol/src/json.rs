@@ -97,6 +97,16 @@ impl<'a> Obj<'a> {
         self.get(key).is_some()
     }
 
+    /// The object as it was sent, for keeping what the reader does not understand.
+    pub(crate) fn as_sent(&self) -> Value {
+        Value::Object(self.map.clone())
+    }
+
+    /// The object's map, for the checks that look at raw JSON as well as decoded objects.
+    pub(crate) fn map(&self) -> &'a Map<String, Value> {
+        self.map
+    }
+
     /// The value at `key`; absent and null both read as `None`.
     pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         let found = self.map.get(key).or_else(|| {

@@ -5,13 +5,15 @@
 //! `taskStateToJSON` spell any value outside the proto that way). As proto3 JSON readers
 //! do, the codecs keep such values instead of refusing the document: an unknown role stays
 //! [`Role::Unknown`](crate::Role::Unknown) with its spelling, an unknown task state reads as
-//! [`TaskState::Unknown`](crate::TaskState::Unknown) (never as a known state), and an
-//! unknown protocol binding stays the string it was. [`scan`] names each such value, so a
+//! [`TaskState::Unknown`](crate::TaskState::Unknown) (never as a known state) with its
+//! spelling in [`TaskStatus::unrecognised_state`](crate::TaskStatus::unrecognised_state), a
+//! part of an unknown kind stays [`PartContent::Unknown`](crate::PartContent::Unknown) as
+//! sent, and an unknown protocol binding stays the string it was. [`scan`] names each such value, so a
 //! reader can warn about what it kept.
 
 use crate::codec::Dialect;
 use crate::dialect;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// The protocol bindings the specs define (`protocolBinding` in v1.0, `transport` and
@@ -23,7 +25,7 @@ pub const KNOWN_BINDINGS: [&str; 3] = ["JSONRPC", "GRPC", "HTTP+JSON"];
 pub struct Unrecognised {
     /// A JSON path to the value, e.g. `result.history[1].role`.
     pub path: String,
-    /// What the field holds: `role`, `task state` or `protocol binding`.
+    /// What the field holds: `role`, `task state`, `part kind` or `protocol binding`.
     pub what: &'static str,
     /// The value as sent, in JSON.
     pub value: String,
@@ -39,7 +41,7 @@ impl fmt::Display for Unrecognised {
     }
 }
 
-/// Every role, task state and protocol binding in `json` that `dialect` does not define,
+/// Every role, task state, part kind and protocol binding in `json` that `dialect` does not define,
 /// keys in the order `serde_json` holds them (sorted), array items in order.
 pub fn scan(dialect: Dialect, json: &Value) -> Vec<Unrecognised> {
     let mut found = Vec::new();
@@ -74,6 +76,7 @@ fn walk(dialect: Dialect, value: &Value, path: &str, found: &mut Vec<Unrecognise
                         what,
                         value: element.to_string(),
                     }),
+                    None if key == "parts" => walk_parts(dialect, element, &here, found),
                     None => walk(dialect, element, &here, found),
                 }
             }
@@ -84,6 +87,36 @@ fn walk(dialect: Dialect, value: &Value, path: &str, found: &mut Vec<Unrecognise
             }
         }
         _ => {}
+    }
+}
+
+/// A `parts` array: a part of a kind outside the spec is reported (at the part's path) and
+/// not looked into; the others are walked like any value.
+fn walk_parts(dialect: Dialect, parts: &Value, path: &str, found: &mut Vec<Unrecognised>) {
+    let Value::Array(items) = parts else {
+        return walk(dialect, parts, path, found);
+    };
+    for (n, item) in items.iter().enumerate() {
+        let here = format!("{path}[{n}]");
+        match item
+            .as_object()
+            .and_then(|part| unknown_part_kind(dialect, part))
+        {
+            Some(kind) => found.push(Unrecognised {
+                path: here,
+                what: "part kind",
+                value: Value::from(kind).to_string(),
+            }),
+            None => walk(dialect, item, &here, found),
+        }
+    }
+}
+
+fn unknown_part_kind(dialect: Dialect, part: &Map<String, Value>) -> Option<&str> {
+    match dialect {
+        Dialect::V1_0 => dialect::v1_0::unknown_part_kind(part),
+        Dialect::V0_3 => dialect::v0_3::unknown_part_kind(part),
+        Dialect::V0_1 => dialect::v0_1::unknown_part_kind(part),
     }
 }
 

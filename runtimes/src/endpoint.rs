@@ -10,8 +10,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use meshsim_protocol::{
-    DecodeError, Dialect, ErrorCode, Message, Method, Request, RequestId, Role, RpcError,
-    RpcRequest, RpcResponse, RpcResult, version,
+    DecodeError, Dialect, ErrorCode, Message, Method, PartContent, Request, RequestId, Role,
+    RpcError, RpcRequest, RpcResponse, RpcResult, version,
 };
 use meshsim_trace::TraceEvent;
 use serde_json::Value;
@@ -211,14 +211,26 @@ async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError
     }
 }
 
-/// Refuses a message from an unknown role (the codecs keep one, reading tolerantly, but a
-/// runtime cannot act on it) and one with a part the Card's input modes do not cover.
+/// Refuses a message from an unknown role or with a part of an unknown kind (the codecs keep
+/// them, reading tolerantly, but a runtime cannot act on them) and one with a part the
+/// Card's input modes do not cover.
 fn accepts(host: &Host, message: &Message) -> Result<(), RpcError> {
     if let Role::Unknown(role) = &message.role {
         return Err(RpcError::new(
             ErrorCode::InvalidParams,
             format!("params.message.role: unknown role `{role}`"),
         ));
+    }
+    for (n, part) in message.parts.iter().enumerate() {
+        if let PartContent::Unknown(unknown) = &part.content {
+            return Err(RpcError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "params.message.parts[{n}]: unknown part kind `{}`",
+                    unknown.kind
+                ),
+            ));
+        }
     }
     if !host.personality.check_input_modes {
         return Ok(());

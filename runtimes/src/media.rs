@@ -15,7 +15,7 @@ pub(crate) fn check(message: &Message, accepted: &[String]) -> Result<(), RpcErr
             .media_type
             .as_deref()
             .filter(|media| !accepted.iter().any(|mode| covers(mode, media))),
-        PartContent::Text(_) | PartContent::Data(_) => None,
+        PartContent::Text(_) | PartContent::Data(_) | PartContent::Unknown(_) => None,
     });
     match refused {
         None => Ok(()),

@@ -2,7 +2,7 @@
 //! JSON-RPC request, a response, an error, or the payload of one SSE `data:` line), detects
 //! its dialect unless told, and prints the normalised model as JSON. Undecodable input exits
 //! with status 2 and a message naming the dialect and the field at fault. Enum values outside
-//! the spec (a role, task state or protocol binding, e.g. @a2a-js/sdk's `UNRECOGNIZED`) are
+//! the spec (a role, task state, part kind or protocol binding, e.g. @a2a-js/sdk's `UNRECOGNIZED`) are
 //! read as unknown, as proto3 JSON readers do: each is a warning on stderr and an entry of the
 //! report's `warnings`, and the document still decodes.
 

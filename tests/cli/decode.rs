@@ -156,3 +156,23 @@ fn unrecognized_js_payloads_decode_with_a_warning_naming_the_value() {
         );
     }
 }
+
+/// A part of a kind no dialect defines decodes, kept as sent, and the warning names the kind.
+#[test]
+fn an_unknown_part_kind_decodes_with_a_warning_naming_it() {
+    let document = r#"{"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t", "contextId": "c",
+        "status": {"state": "completed"},
+        "artifacts": [{"artifactId": "a", "parts": [{"kind": "video", "video": {"uri": "v.mp4"}}]}]}}"#;
+    let output = decode(&["--dialect", "v0.3", "-"], document);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: result.artifacts[0].parts[0]: \"video\" is not a part kind the spec defines; kept as unknown"
+        ),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("prints JSON");
+    let part = &report["model"]["outcome"]["Ok"]["task"]["artifacts"][0]["parts"][0];
+    assert_eq!(part["content"]["unknown"]["kind"], "video", "{report}");
+}

@@ -5,12 +5,14 @@
 //! consumer completes a task through `input-required`; and the `a2a-python-1.3`
 //! personality, served by `meshsim serve`, measures the same profile in both dialects. The
 //! SDK's own client (`interop/python/client.py`) is the witness of every built-in
-//! personality in v1.0 and v0.3.
+//! personality in v1.0 and v0.3. A `ListTasks` status outside the proto is read as the SDK
+//! reads it.
 //!
 //! One agent process serves every step and is killed when the test ends, pass or fail.
 
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
+use crate::support::list_filter::{one_task, status_filter_counts};
 use crate::support::process::{probe, start_agent, start_mock};
 use crate::support::witness::witness_every_personality;
 use crate::support::{Sdk, install, runtime};
@@ -43,6 +45,21 @@ fn a2a_python_sdk_interop_and_calibration() {
     assert_eq!(unknown.code, ErrorCode::MethodNotFound, "{unknown:?}");
 
     runtime.block_on(reconciling_completes(SDK, &base));
+
+    // A `ListTasks` status outside the proto (what @a2a-js/sdk's client sends for no
+    // filter) is read as the real SDK reads it: a name is dropped, so every task is listed;
+    // a number filters on a state no task is in.
+    let real = status_filter_counts(&base);
+    assert!(real[0] > 0, "the script left tasks: {real:?}");
+    assert_eq!(real, [real[0], real[0], real[0], 0], "a2a-sdk 1.3.0");
+    let (_mock, mock_url) = start_mock(SDK.personality(), "v1.0");
+    one_task(&mock_url);
+    assert_eq!(
+        status_filter_counts(&mock_url),
+        [1, 1, 1, 0],
+        "{}",
+        SDK.personality()
+    );
 
     // Calibration: the probe measures the personality as it measures the SDK.
     for (dialect, url) in [(Dialect::V1_0, &base), (Dialect::V0_3, &v03)] {

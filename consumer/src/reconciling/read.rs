@@ -95,6 +95,7 @@ impl<C: Connector> Run<'_, C> {
             state,
             timestamp,
             message_id,
+            unrecognised_state: session::unrecognised_state_of(event),
         };
         let rulings = task.ledger.observe(at.connection, kind, observation);
         task.note_status(event, at, &rulings);
@@ -141,8 +142,12 @@ impl<C: Connector> Run<'_, C> {
                         &task.task_id,
                         AnomalyKind::Event(verdict),
                         format!(
-                            "{} reported while in {} (connection {}, event {})",
+                            "{}{} reported while in {} (connection {}, event {})",
                             observation.state,
+                            observation
+                                .unrecognised_state
+                                .map(|sent| format!(" (sent as {sent:?})"))
+                                .unwrap_or_default(),
                             ruling.from.map(TaskState::name).unwrap_or("nothing"),
                             observation.at.connection,
                             observation.at.index

@@ -1,5 +1,5 @@
 //! The consumers and their client against runtimes: the origin incident, cancellation,
-//! deadlines, client errors, probing over TCP, and the sidecar.
+//! deadlines, client errors, probing over TCP, the sidecar, and a state outside the spec.
 
 mod support;
 
@@ -9,3 +9,4 @@ mod deadlines;
 mod incident;
 mod probe_tcp;
 mod sidecar;
+mod unknown_state;

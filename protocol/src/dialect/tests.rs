@@ -62,6 +62,7 @@ fn task(dialect: Dialect, state: TaskState) -> Task {
             state,
             message: Some(agent_message(dialect)),
             timestamp: Some("2026-11-13T00:00:00.000Z".to_string()),
+            unrecognised_state: None,
         },
         history: vec![agent_message(dialect)],
         artifacts: vec![artifact(dialect)],

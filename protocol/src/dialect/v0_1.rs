@@ -12,7 +12,7 @@ use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::json::{Enc, Obj, Out, strings};
 use crate::model::*;
 use crate::rpc::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const D: Dialect = Dialect::V0_1;
 
@@ -265,9 +265,13 @@ pub(crate) fn state_from(name: &str) -> Option<TaskState> {
     }
 }
 
-/// A state outside the schema reads as `unknown`.
-fn decode_state(status: &Obj<'_>) -> Result<TaskState, DecodeError> {
-    Ok(state_from(&status.str("state")?).unwrap_or(TaskState::Unknown))
+/// A state outside the schema reads as `unknown`, with its spelling.
+fn decode_state(status: &Obj<'_>) -> Result<(TaskState, Option<String>), DecodeError> {
+    let name = status.str("state")?;
+    Ok(match state_from(&name) {
+        Some(state) => (state, None),
+        None => (TaskState::Unknown, Some(name)),
+    })
 }
 
 fn send_params(enc: &mut Enc, params: &SendMessageParams) -> Result<Value, EncodeError> {
@@ -424,21 +428,27 @@ fn encode_status(enc: &mut Enc, status: &TaskStatus) -> Result<Value, EncodeErro
         .as_ref()
         .map(|message| encode_message(enc, message))
         .transpose()?;
+    let state = match &status.unrecognised_state {
+        Some(spelling) if status.state == TaskState::Unknown => spelling.as_str(),
+        _ => state_name(enc, status.state)?,
+    };
     Ok(Out::new()
-        .put("state", state_name(enc, status.state)?)
+        .put("state", state)
         .put_opt("message", message)
         .put_opt("timestamp", status.timestamp.clone())
         .build())
 }
 
 fn decode_status(status: &Obj<'_>) -> Result<TaskStatus, DecodeError> {
+    let (state, unrecognised_state) = decode_state(status)?;
     Ok(TaskStatus {
-        state: decode_state(status)?,
+        state,
         message: status
             .opt_obj("message")?
             .map(|message| decode_message(&message))
             .transpose()?,
         timestamp: status.opt_str("timestamp")?,
+        unrecognised_state,
     })
 }
 
@@ -505,6 +515,7 @@ fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {
 fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     let mut out = Out::new();
     match &part.content {
+        PartContent::Unknown(unknown) => return Ok(unknown.as_sent.clone()),
         PartContent::Text(text) => out.put("type", "text").put("text", text.as_str()),
         PartContent::Data(data) => {
             if !data.is_object() {
@@ -525,10 +536,21 @@ fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     Ok(out.put_opt("metadata", part.metadata.clone()).build())
 }
 
+/// The part kinds the schema defines.
+const PART_KINDS: [&str; 3] = ["text", "file", "data"];
+
+/// The kind of a part outside the schema (`"type": "video"`), if it is one.
+pub(crate) fn unknown_part_kind(part: &Map<String, Value>) -> Option<&str> {
+    part.get("type")
+        .and_then(Value::as_str)
+        .filter(|kind| !PART_KINDS.contains(kind))
+}
+
+/// A part of a kind outside the schema is kept as [`PartContent::Unknown`].
 fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
     let kind = match part.opt_str("type")? {
         Some(kind) => kind,
-        None => ["text", "file", "data"]
+        None => PART_KINDS
             .into_iter()
             .find(|key| part.has(key))
             .ok_or_else(|| part.error("type", "required field is missing"))?
@@ -549,7 +571,10 @@ fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
                 uri: file.opt_str("uri")?,
             })
         }
-        other => return Err(part.error("type", format!("unknown part type `{other}`"))),
+        _ => PartContent::Unknown(UnknownPart {
+            kind,
+            as_sent: part.as_sent(),
+        }),
     };
     Ok(Part {
         content,

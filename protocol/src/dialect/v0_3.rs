@@ -8,7 +8,7 @@ use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
 use crate::rpc::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const D: Dialect = Dialect::V0_3;
 
@@ -443,8 +443,12 @@ fn encode_status(enc: &mut Enc, status: &TaskStatus) -> Result<Value, EncodeErro
         .as_ref()
         .map(|message| encode_message(enc, message))
         .transpose()?;
+    let state = match &status.unrecognised_state {
+        Some(spelling) if status.state == TaskState::Unknown => spelling.as_str(),
+        _ => status.state.name(),
+    };
     Ok(Out::new()
-        .put("state", status.state.name())
+        .put("state", state)
         .put_opt("message", message)
         .put_opt("timestamp", status.timestamp.clone())
         .build())
@@ -455,15 +459,21 @@ pub(crate) fn state_from(name: &str) -> Option<TaskState> {
     name.parse().ok()
 }
 
-/// A state outside the schema reads as `unknown`.
+/// A state outside the schema reads as `unknown`, its spelling kept beside it.
 fn decode_status(status: &Obj<'_>) -> Result<TaskStatus, DecodeError> {
+    let name = status.str("state")?;
+    let (state, unrecognised_state) = match state_from(&name) {
+        Some(state) => (state, None),
+        None => (TaskState::Unknown, Some(name)),
+    };
     Ok(TaskStatus {
-        state: state_from(&status.str("state")?).unwrap_or(TaskState::Unknown),
+        state,
         message: status
             .opt_obj("message")?
             .map(|message| decode_message(&message))
             .transpose()?,
         timestamp: status.opt_str("timestamp")?,
+        unrecognised_state,
     })
 }
 
@@ -537,6 +547,7 @@ fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {
 fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     let mut out = Out::new();
     match &part.content {
+        PartContent::Unknown(unknown) => return Ok(unknown.as_sent.clone()),
         PartContent::Text(text) => out.put("kind", "text").put("text", text.as_str()),
         PartContent::Data(data) => {
             if !data.is_object() {
@@ -560,10 +571,21 @@ fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     Ok(out.put_opt("metadata", part.metadata.clone()).build())
 }
 
+/// The part kinds the schema defines.
+const PART_KINDS: [&str; 3] = ["text", "file", "data"];
+
+/// The kind of a part outside the schema (`"kind": "video"`), if it is one.
+pub(crate) fn unknown_part_kind(part: &Map<String, Value>) -> Option<&str> {
+    part.get("kind")
+        .and_then(Value::as_str)
+        .filter(|kind| !PART_KINDS.contains(kind))
+}
+
+/// A part of a kind outside the schema is kept as [`PartContent::Unknown`].
 fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
     let kind = match part.opt_str("kind")? {
         Some(kind) => kind,
-        None => ["text", "file", "data"]
+        None => PART_KINDS
             .into_iter()
             .find(|key| part.has(key))
             .ok_or_else(|| part.error("kind", "required field is missing"))?
@@ -584,7 +606,10 @@ fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
                 uri: file.opt_str("uri")?,
             })
         }
-        other => return Err(part.error("kind", format!("unknown part kind `{other}`"))),
+        _ => PartContent::Unknown(UnknownPart {
+            kind,
+            as_sent: part.as_sent(),
+        }),
     };
     Ok(Part {
         content,

@@ -11,7 +11,7 @@ use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::json::{Enc, Obj, Out, strings};
 use crate::model::*;
 use crate::rpc::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const D: Dialect = Dialect::V1_0;
 
@@ -90,10 +90,7 @@ impl Codec for V1_0 {
             }),
             Method::ListTasks => Request::ListTasks(ListTasksParams {
                 context_id: params.opt_str("contextId")?,
-                status: params
-                    .get("status")
-                    .map(|_| decode_state(&params, "status"))
-                    .transpose()?,
+                status: decode_status_filter(&params)?,
                 page_size: params.opt_i32("pageSize")?,
                 page_token: params.opt_str("pageToken")?,
                 history_length: params.opt_i32("historyLength")?,
@@ -289,15 +286,50 @@ pub(crate) fn state_from(value: &Value) -> Option<TaskState> {
     }
 }
 
-/// A state outside the proto (`UNRECOGNIZED`, a number past the last) reads as `unknown`.
-fn decode_state(object: &Obj<'_>, key: &str) -> Result<TaskState, DecodeError> {
+/// A state outside the proto (`UNRECOGNIZED`, a number past the last) reads as `unknown`,
+/// with its spelling beside it.
+fn decode_state(object: &Obj<'_>, key: &str) -> Result<(TaskState, Option<String>), DecodeError> {
     let value = object
         .get(key)
         .ok_or_else(|| object.error(key, "required field is missing"))?;
     if !(value.is_string() || value.is_number()) {
         return Err(object.error(key, format!("expected a task state, found {value}")));
     }
-    Ok(state_from(value).unwrap_or(TaskState::Unknown))
+    Ok(match state_from(value) {
+        Some(state) => (state, None),
+        None => (TaskState::Unknown, Some(spelling(value))),
+    })
+}
+
+/// `ListTasks`' `status` filter, read as a ProtoJSON reader that ignores unknown fields
+/// reads it (as the real a2a-sdk 1.3.0 does, `ParseDict(..., ignore_unknown_fields=True)`):
+/// `TASK_STATE_UNSPECIFIED` (0) is the field's default, so no filter; a name outside the
+/// proto (`UNRECOGNIZED`, which @a2a-js/sdk 1.3 sends for an unset filter) is dropped, so
+/// no filter either; a number outside it is kept as `unknown`, a state no task is in.
+fn decode_status_filter(params: &Obj<'_>) -> Result<Option<TaskState>, DecodeError> {
+    if !params.has("status") {
+        return Ok(None);
+    }
+    Ok(match decode_state(params, "status")? {
+        (TaskState::Unknown, Some(spelling)) if spelling.parse::<i64>().is_err() => None,
+        (TaskState::Unknown, None) => None,
+        (state, _) => Some(state),
+    })
+}
+
+/// An enum value as sent: a name as itself, a number as its digits.
+fn spelling(value: &Value) -> String {
+    match value {
+        Value::String(name) => name.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A kept spelling goes back out as it came: a number as a number, a name as a string.
+fn respelled(spelling: &str) -> Value {
+    spelling
+        .parse::<i64>()
+        .map_or_else(|_| Value::from(spelling), Value::from)
 }
 
 fn role_name(role: &Role) -> &str {
@@ -328,7 +360,7 @@ fn decode_role(message: &Obj<'_>) -> Result<Role, DecodeError> {
     if !(value.is_string() || value.is_number()) {
         return Err(message.error("role", format!("expected a role, found {value}")));
     }
-    Ok(role_from(value).unwrap_or_else(|| Role::unknown(value)))
+    Ok(role_from(value).unwrap_or_else(|| Role::Unknown(spelling(value))))
 }
 
 fn decode_send_params(params: &Obj<'_>) -> Result<SendMessageParams, DecodeError> {
@@ -532,21 +564,27 @@ fn encode_status(enc: &mut Enc, status: &TaskStatus) -> Result<Value, EncodeErro
         .as_ref()
         .map(|message| encode_message(enc, message))
         .transpose()?;
+    let state = match &status.unrecognised_state {
+        Some(spelling) if status.state == TaskState::Unknown => respelled(spelling),
+        _ => Value::from(state_name(status.state)),
+    };
     Ok(Out::new()
-        .put("state", state_name(status.state))
+        .put("state", state)
         .put_opt("message", message)
         .put_opt("timestamp", status.timestamp.clone())
         .build())
 }
 
 fn decode_status(status: &Obj<'_>) -> Result<TaskStatus, DecodeError> {
+    let (state, unrecognised_state) = decode_state(status, "state")?;
     Ok(TaskStatus {
-        state: decode_state(status, "state")?,
+        state,
         message: status
             .opt_obj("message")?
             .map(|message| decode_message(&message))
             .transpose()?,
         timestamp: status.opt_str("timestamp")?,
+        unrecognised_state,
     })
 }
 
@@ -608,6 +646,7 @@ fn encode_parts(enc: &mut Enc, parts: &[Part]) -> Result<Value, EncodeError> {
 fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     let mut out = Out::new();
     match &part.content {
+        PartContent::Unknown(unknown) => return Ok(unknown.as_sent.clone()),
         PartContent::Text(text) => out.put("text", text.as_str()),
         PartContent::Data(Value::Null) => {
             return Err(enc.fail("a data part holding null (it reads as no content)"));
@@ -629,8 +668,35 @@ fn encode_part(enc: &mut Enc, part: &Part) -> Result<Value, EncodeError> {
     Ok(out.put_opt("metadata", part.metadata.clone()).build())
 }
 
+/// The members of `Part`'s `content` oneof.
+const PART_CONTENT: [&str; 4] = ["text", "raw", "url", "data"];
+
+/// `Part`'s other members (and their snake_case aliases).
+const PART_FIELDS: [&str; 4] = ["metadata", "filename", "mediaType", "media_type"];
+
+/// The kind of a part outside the proto: none of the `content` members is set, but another
+/// member is, and it names the kind (`"video": {...}` is a `video` part).
+pub(crate) fn unknown_part_kind(part: &Map<String, Value>) -> Option<&str> {
+    let set = |key: &str| part.get(key).is_some_and(|value| !value.is_null());
+    if PART_CONTENT.into_iter().any(set) {
+        return None;
+    }
+    part.keys()
+        .map(String::as_str)
+        .find(|key| set(key) && !PART_FIELDS.contains(key))
+}
+
 fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
-    let present: Vec<&str> = ["text", "raw", "url", "data"]
+    if let Some(kind) = unknown_part_kind(part.map()) {
+        return Ok(Part {
+            content: PartContent::Unknown(UnknownPart {
+                kind: kind.to_string(),
+                as_sent: part.as_sent(),
+            }),
+            metadata: part.opt_value("metadata"),
+        });
+    }
+    let present: Vec<&str> = PART_CONTENT
         .into_iter()
         .filter(|key| part.has(key))
         .collect();

@@ -14,16 +14,6 @@ pub enum Role {
     Unknown(String),
 }
 
-impl Role {
-    /// The spelling of a role read from a number (ProtoJSON enum numbers) or a string.
-    pub(crate) fn unknown(value: &Value) -> Role {
-        Role::Unknown(match value {
-            Value::String(name) => name.clone(),
-            other => other.to_string(),
-        })
-    }
-}
-
 /// One turn of conversation. v0.1 messages carry no `message_id`, `task_id` or
 /// `context_id` (the task id travels in the request's params there).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +77,20 @@ pub enum PartContent {
     /// Structured data (a JSON value; v0.1 and v0.3 require an object).
     Data(Value),
     File(FileContent),
+    /// A part of a kind outside the spec, kept as the peer sent it (proto3 JSON readers keep
+    /// what they do not know rather than refuse the document); see [`crate::unrecognised`].
+    Unknown(UnknownPart),
+}
+
+/// A part whose kind the dialect does not define: v0.3's `"kind": "video"`, v0.1's
+/// `"type": "video"`, or a v1.0 part holding none of `text`, `raw`, `url`, `data` but
+/// another member (`"video": {...}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnknownPart {
+    /// The kind as the peer named it (v0.3's `kind`, v0.1's `type`, v1.0's member name).
+    pub kind: String,
+    /// The whole part object as sent; encoding writes it back unchanged.
+    pub as_sent: Value,
 }
 
 /// A file, carried inline (base64) or by reference.

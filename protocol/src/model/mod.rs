@@ -10,6 +10,6 @@ mod task;
 
 pub use card::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill};
 pub use event::{StreamEvent, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
-pub use message::{FileContent, Message, Part, PartContent, Role};
+pub use message::{FileContent, Message, Part, PartContent, Role, UnknownPart};
 pub use state::{TaskMove, TaskState};
 pub use task::{Artifact, Task, TaskStatus};

@@ -7,12 +7,21 @@ use serde_json::Value;
 
 /// A task's current state, the agent's message for it (the question at
 /// `input-required`), and when it was set. Real runtimes sometimes omit the timestamp.
+///
+/// A state outside the spec reads as [`TaskState::Unknown`] and its spelling is kept in
+/// `unrecognised_state` beside it, rather than inside the enum: `TaskState` stays a `Copy`
+/// set of meanings that every crate matches on and compares, and only the few readers that
+/// report what a peer sent (`decode`, the consumer's ledger) look at the spelling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskStatus {
     pub state: TaskState,
     pub message: Option<Message>,
     /// RFC 3339, as on the wire.
     pub timestamp: Option<String>,
+    /// The state as the peer spelled it (`"UNRECOGNIZED"`, `"99"`), when `state` is
+    /// `Unknown` because the spelling is outside the spec; `None` for every spec value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrecognised_state: Option<String>,
 }
 
 impl TaskStatus {
@@ -22,6 +31,7 @@ impl TaskStatus {
             state,
             message: None,
             timestamp,
+            unrecognised_state: None,
         }
     }
 }

@@ -158,7 +158,7 @@ fn vectors_decode_by_shape_and_detect_as_their_dialect() {
 
 /// The @a2a-js/sdk documents with `UNRECOGNIZED` decode; the scan names exactly the values
 /// the index lists; an unknown role keeps its spelling and an unknown state reads as
-/// `unknown`, never as a known state.
+/// `unknown`, never as a known state, its spelling kept beside it.
 #[test]
 fn peer_documents_with_values_outside_the_spec_decode_as_unknown() {
     let peers: Vec<Vector> = Dialect::ALL
@@ -184,7 +184,13 @@ fn peer_documents_with_values_outside_the_spec_decode_as_unknown() {
                 assert_eq!(task.history[1].role, Role::Agent);
                 assert_eq!(task.status.state, TaskState::Completed);
             }
-            Ok(RpcResult::Event(event)) => assert_eq!(event.state(), Some(TaskState::Unknown)),
+            Ok(RpcResult::Event(StreamEvent::StatusUpdate(update))) => {
+                assert_eq!(update.status.state, TaskState::Unknown);
+                assert_eq!(
+                    update.status.unrecognised_state.as_deref(),
+                    Some("UNRECOGNIZED")
+                );
+            }
             other => panic!("{}: {other:?}", vector.name()),
         }
     }

@@ -1,6 +1,7 @@
 //! The wire format against its references: the golden vectors decode and re-encode, satisfy the
 //! official JSON Schemas and the v1.0 proto (`spec/` at the repository root), round-trip under
-//! generated documents, and survive mutation fuzzing without a panic.
+//! generated documents, and survive mutation fuzzing without a panic; values outside the
+//! spec that real peers send are kept as unknown.
 
 mod support;
 
@@ -10,3 +11,4 @@ mod proto_conformance;
 mod robustness_properties;
 mod round_trip_properties;
 mod schema_conformance;
+mod unknown_values;

@@ -222,6 +222,7 @@ fn observation(
             .message
             .as_ref()
             .and_then(|message| message.message_id.clone()),
+        unrecognised_state: status.unrecognised_state.clone(),
     };
     Some((task.clone(), observation))
 }

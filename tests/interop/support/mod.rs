@@ -1,11 +1,12 @@
 //! Shared by the interop tests (`tests/interop/python.rs`, `tests/interop/js.rs`): installs
 //! a real SDK with `interop/install.sh`, starts its small agent and `meshsim serve` as child
 //! processes that are killed when dropped, runs `meshsim probe`, plays the origin incident's script with
-//! the A2A client, compares probe reports field by field, and runs the SDK's official client
-//! as a witness of every personality.
+//! the A2A client, compares probe reports field by field, runs the SDK's official client
+//! as a witness of every personality, and compares how `ListTasks` filters are read.
 
 pub mod calibration;
 pub mod decoding;
+pub mod list_filter;
 pub mod process;
 pub mod witness;
 

@@ -146,6 +146,7 @@ fn status(dialect: Dialect) -> Bs<TaskStatus> {
             state,
             message,
             timestamp,
+            unrecognised_state: None,
         })
         .boxed()
 }

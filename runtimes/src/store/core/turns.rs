@@ -111,6 +111,7 @@ impl Core {
             state,
             message,
             timestamp: stamp,
+            unrecognised_state: None,
         };
         if state.is_terminal() || state.is_interrupted() {
             entry.active = false;
