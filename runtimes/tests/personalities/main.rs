@@ -1,7 +1,8 @@
 //! The runtime personalities as a peer sees them: the origin incident's steps in process and over TCP,
 //! each knob, personality files, the SDK-calibrated and TCK conventions, the bounded task
 //! store, the sidecar, the simulated runtimes under turmoil, and the served bytes of every
-//! method against the official schema or proto message of its response.
+//! method against the official schema or proto message of its response, and requests with
+//! values outside the spec.
 
 mod support;
 // The official-spec checkers of the protocol's wire tests, for the served bytes.
@@ -20,3 +21,4 @@ mod served_shapes;
 mod sidecar;
 mod simulated;
 mod tck_conventions;
+mod unknown_values;
