@@ -51,6 +51,10 @@ impl Codec for V1_0 {
                 .put("id", params.id.as_str())
                 .put_opt("historyLength", params.history_length)
                 .build(),
+            // No spelling of a filter means "a state no task is in": UNSPECIFIED is no filter.
+            Request::ListTasks(params) if params.status == Some(TaskState::Unknown) => {
+                return Err(enc.fail("a ListTasks filter on the unknown state"));
+            }
             Request::ListTasks(params) => Out::new()
                 .put_opt("contextId", params.context_id.clone())
                 .put_opt("status", params.status.map(state_name))

@@ -158,4 +158,13 @@ fn list_tasks_status_filter_reads_as_a_proto3_reader_that_ignores_unknown_fields
         };
         assert_eq!(params.status, filter, "status {status}");
     }
+    // Written out, a filter on `unknown` has no spelling that keeps its meaning.
+    let unknown = meshsim_protocol::RpcRequest {
+        id: meshsim_protocol::RequestId::Number(1),
+        request: Request::ListTasks(meshsim_protocol::ListTasksParams {
+            status: Some(TaskState::Unknown),
+            ..Default::default()
+        }),
+    };
+    assert!(Dialect::V1_0.codec().encode_request(&unknown).is_err());
 }
