@@ -32,7 +32,7 @@ pub use codec::{Codec, DecodeError, Dialect, EncodeError, Encoded, Loss};
 pub use model::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, FileContent, Message, Part,
     PartContent, Role, StreamEvent, Task, TaskArtifactUpdateEvent, TaskMove, TaskState, TaskStatus,
-    TaskStatusUpdateEvent,
+    TaskStatusUpdateEvent, UnknownPart,
 };
 pub use rpc::{
     ErrorCode, GetTaskParams, ListTasksParams, Method, Request, RequestId, RpcError, RpcRequest,

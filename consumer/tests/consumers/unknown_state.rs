@@ -9,9 +9,9 @@ use axum::http::header;
 use axum::response::Response;
 use axum::routing::{get, post};
 use meshsim_consumer::ledger::StateVerdict;
-use meshsim_consumer::report::AnomalyKind;
 use meshsim_consumer::{
-    Consumer, Deadlines, Job, Outcome, ReconcilingConfig, ReconcilingConsumer, TcpConnector,
+    AnomalyKind, Consumer, Deadlines, Job, Outcome, ReconcilingConfig, ReconcilingConsumer,
+    TcpConnector,
 };
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::{agent_card, builtin};
