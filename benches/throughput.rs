@@ -19,6 +19,10 @@ use meshsim_scenarios::{DEFAULT_TICK, Faults};
 use std::hint::black_box;
 use std::time::Duration;
 
+/// The allocator `meshsim` runs with, so that both measure the same thing.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Seeds the simulated benches cycle over, so each measures the mean of a fixed sample.
 const SEEDS: u64 = 100;
 
