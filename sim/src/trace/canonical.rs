@@ -12,7 +12,7 @@ pub fn to_canonical_json(value: &Value) -> String {
 }
 
 /// Appends `value` canonically to `out`.
-pub(crate) fn write_value(value: &Value, out: &mut String) {
+fn write_value(value: &Value, out: &mut String) {
     match value {
         Value::Array(items) => {
             out.push('[');

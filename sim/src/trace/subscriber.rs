@@ -17,8 +17,8 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_core::span::Current;
 
 use super::SIM_HOST;
-use super::canonical::{write_str, write_value};
-use super::fields::{FieldMap, NameField};
+use super::canonical::write_str;
+use super::fields::{CanonicalFields, FieldMap, HostName};
 use super::recorder::Recorder;
 use super::user_log::UserLog;
 
@@ -52,6 +52,8 @@ struct Spans {
     last_id: u64,
     live: BTreeMap<u64, LiveSpan>,
     entered: Vec<u64>,
+    /// The host names seen, each once.
+    hosts: Vec<Arc<str>>,
 }
 
 struct LiveSpan {
@@ -131,19 +133,12 @@ impl RecorderSubscriber {
     fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
         let meta = event.metadata();
         let elapsed = self.elapsed(host);
-        let mut fields = FieldMap::default();
+        let mut fields = CanonicalFields::default();
         event.record(&mut fields);
         // The canonical line, written directly: keys in bytewise order at both levels.
         let mut line = String::with_capacity(256);
         line.push_str("{\"fields\":{");
-        for (index, (name, value)) in fields.0.iter().enumerate() {
-            if index > 0 {
-                line.push(',');
-            }
-            write_str(name, &mut line);
-            line.push(':');
-            write_value(value, &mut line);
-        }
+        fields.write_into(&mut line);
         line.push_str("},\"host\":");
         write_str(host.unwrap_or(SIM_HOST), &mut line);
         line.push_str(",\"level\":");
@@ -170,14 +165,17 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
-        let host = is_node_span(attrs.metadata())
-            .then(|| {
-                let mut name = NameField(None);
-                attrs.record(&mut name);
-                name.0.map(Arc::from)
-            })
-            .flatten();
         let mut spans = self.spans();
+        let host = if is_node_span(attrs.metadata()) {
+            let mut name = HostName {
+                hosts: &mut spans.hosts,
+                host: None,
+            };
+            attrs.record(&mut name);
+            name.host
+        } else {
+            None
+        };
         spans.last_id += 1;
         let id = spans.last_id;
         spans.live.insert(
