@@ -3,9 +3,9 @@
 
 use super::axis::Axis;
 use super::bands::{Held, Judgement, TaskBands};
+use super::draw::short_id;
 use super::draw::{Rows, Svg, esc, num, time, width};
 use super::layout::{BAND_BLOCK, BAND_H, LABEL_ROW, LEFT};
-use super::traffic::short_id;
 use crate::run::RunResult;
 
 fn held_class(held: &Held) -> String {

@@ -146,6 +146,11 @@ impl Svg {
     }
 }
 
+/// The first block of a task id, enough to tell tasks apart in a label.
+pub fn short_id(id: &str) -> String {
+    id.split('-').next().unwrap_or(id).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

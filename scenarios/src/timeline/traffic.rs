@@ -9,6 +9,9 @@
 //! server read it. Arrival times of answers are not traced: answers are drawn at the
 //! server's send time.
 
+use super::connections::{pair_connections, target_host};
+use super::handling::{emission, handling};
+use super::marks::{Mark, mark};
 use crate::scenario::{CONSUMER_HOST, SIDECAR_HOST};
 use meshsim_sim::SIM_HOST;
 use meshsim_trace::{ConnectOutcome, StreamEnd, TraceEvent, TraceLine};
@@ -52,17 +55,6 @@ pub struct Arrow {
     pub detail: String,
 }
 
-/// Something that happened on one host.
-#[derive(Debug, Clone)]
-pub struct Mark {
-    pub host: String,
-    pub at_ms: f64,
-    pub label: String,
-    pub detail: String,
-    /// Whether it reports trouble (an anomaly, a reaped task, a cut stream).
-    pub alarm: bool,
-}
-
 /// The arrows and marks of a run, and its hosts in lane order.
 #[derive(Debug, Clone, Default)]
 pub struct Traffic {
@@ -71,11 +63,6 @@ pub struct Traffic {
     pub marks: Vec<Mark>,
     /// The last moment of the trace.
     pub end_ms: f64,
-}
-
-/// The host part of a `host:port` connect target.
-fn target_host(to: &str) -> &str {
-    to.rsplit_once(':').map_or(to, |(host, _)| host)
 }
 
 /// Lane order: the consumer, the sidecar, then every other host by name.
@@ -276,178 +263,10 @@ pub fn read(events: &[TraceLine]) -> Traffic {
     traffic
 }
 
-/// For every `accept` (by trace index), the client host and when it connected.
-fn pair_connections(events: &[TraceLine]) -> BTreeMap<usize, (String, f64)> {
-    let mut connects: BTreeMap<String, VecDeque<(String, f64)>> = BTreeMap::new();
-    let mut accepts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (index, line) in events.iter().enumerate() {
-        match &line.event {
-            TraceEvent::Connect {
-                to,
-                outcome: ConnectOutcome::Ok,
-            } => connects
-                .entry(target_host(to).to_string())
-                .or_default()
-                .push_back((line.host.clone(), line.at_ms())),
-            TraceEvent::Accept { .. } => accepts.entry(line.host.clone()).or_default().push(index),
-            _ => {}
-        }
-    }
-    let mut paired = BTreeMap::new();
-    for (server, indices) in accepts {
-        let Some(queue) = connects.get_mut(&server) else {
-            continue;
-        };
-        for index in indices {
-            let Some(client) = queue.pop_front() else {
-                break;
-            };
-            paired.insert(index, client);
-        }
-    }
-    paired
-}
-
 fn plain_request(method: &str, path: &str) -> String {
     if path.contains("agent-card") || path.contains("agent.json") {
         format!("{method} card")
     } else {
         format!("{method} {path}")
     }
-}
-
-/// What a server did with one request, from its own events.
-struct Handled {
-    method: String,
-    answer: Option<String>,
-    detail: String,
-}
-
-/// The runtime events `server` logged between reading a request (trace index `from`)
-/// and answering it (`to`), when no other request arrived in between to confuse them.
-fn handling(events: &[TraceLine], from: usize, to: usize, server: &str) -> Option<Handled> {
-    let between = events.get(from + 1..to)?;
-    let mine = |line: &&TraceLine| line.host == server;
-    if between
-        .iter()
-        .filter(mine)
-        .any(|line| matches!(line.event, TraceEvent::Request { .. }))
-    {
-        return None;
-    }
-    between
-        .iter()
-        .filter(mine)
-        .find_map(|line| handled(&line.event))
-}
-
-/// What a runtime event says about how its request was handled, if anything.
-fn handled(event: &TraceEvent<'_>) -> Option<Handled> {
-    let on_task = |task: &str| format!(" {}", short_id(task));
-    Some(match event {
-        TraceEvent::TaskStreamOpen { task, kind, .. } => {
-            let on_task = on_task(task);
-            Handled {
-                method: format!("{kind} (stream){on_task}"),
-                answer: None,
-                detail: format!("opened a {kind} stream on task{on_task}"),
-            }
-        }
-        TraceEvent::ErrorAnswered { method, code, .. } => Handled {
-            method: method.to_string(),
-            answer: Some(format!("error {code}")),
-            detail: format!("answered {method} with error {code}"),
-        },
-        TraceEvent::StreamErrorAnswered { code, .. } => Handled {
-            method: "request".to_string(),
-            answer: Some(format!("error {code}")),
-            detail: format!("answered request with error {code}"),
-        },
-        TraceEvent::DirectReply { .. } => Handled {
-            method: "message".to_string(),
-            answer: Some("reply".to_string()),
-            detail: "answered with a direct message".to_string(),
-        },
-        TraceEvent::TaskCreated { task, .. } => {
-            let on_task = on_task(task);
-            Handled {
-                method: format!("message → task{on_task}"),
-                answer: None,
-                detail: format!("created task{on_task}"),
-            }
-        }
-        TraceEvent::FollowUpQueued { task, .. } => {
-            let on_task = on_task(task);
-            Handled {
-                method: format!("follow-up (queued){on_task}"),
-                answer: None,
-                detail: format!("queued a follow-up on task{on_task}"),
-            }
-        }
-        TraceEvent::SidecarCut { .. } => relayed("sidecar cut"),
-        TraceEvent::SidecarUpstreamError { .. } => relayed("sidecar upstream error"),
-        _ => return None,
-    })
-}
-
-fn relayed(what: &str) -> Handled {
-    Handled {
-        method: "relay".to_string(),
-        answer: Some(what.to_string()),
-        detail: what.to_string(),
-    }
-}
-
-/// What a runtime event puts on the streams of its task, if anything.
-fn emission(event: &TraceEvent<'_>) -> Option<String> {
-    match event {
-        TraceEvent::TaskCreated { to, .. } | TraceEvent::Transition { to, .. } => {
-            Some(to.name().to_string())
-        }
-        TraceEvent::Artifact { .. } => Some("artifact".to_string()),
-        _ => None,
-    }
-}
-
-/// The first block of a task id, enough to tell tasks apart in a label.
-pub fn short_id(id: &str) -> String {
-    id.split('-').next().unwrap_or(id).to_string()
-}
-
-/// The mark an event leaves on its host's lane, if it is one worth seeing.
-fn mark(line: &TraceLine) -> Option<Mark> {
-    let (label, alarm) = match &line.event {
-        TraceEvent::JobStart { job, .. } => (format!("start {job}"), false),
-        TraceEvent::Card { dialect, .. } => (format!("card {dialect}"), false),
-        TraceEvent::Decision { decision, .. } => (decision.to_string(), false),
-        TraceEvent::Abandoned { task, .. } => (format!("abandon {}", short_id(task)), true),
-        TraceEvent::Anomaly { kind, .. } => (format!("⚠ {kind}"), true),
-        TraceEvent::Outcome { outcome, .. } => {
-            let head = outcome
-                .split([' ', '{', '('])
-                .next()
-                .unwrap_or(outcome)
-                .to_string();
-            let alarm = head != "Completed" && head != "Canceled";
-            (format!("outcome: {head}"), alarm)
-        }
-        TraceEvent::TaskReaped { task, .. } => (format!("reaped {}", short_id(task)), true),
-        TraceEvent::TaskStalled { .. } => ("stalled".to_string(), true),
-        TraceEvent::FollowUpsDropped { .. } => ("follow-ups dropped".to_string(), true),
-        TraceEvent::SidecarCut { .. } => ("cut".to_string(), true),
-        TraceEvent::SidecarUpstreamError { .. } => ("upstream error".to_string(), true),
-        _ => return None,
-    };
-    Some(Mark {
-        host: line.host.clone(),
-        at_ms: line.at_ms(),
-        label,
-        detail: describe(line),
-        alarm,
-    })
-}
-
-/// The whole event as one line, for tooltips.
-fn describe(line: &TraceLine) -> String {
-    format!("{} ms {}{}", line.at_ms(), line.host, line.fields_text)
 }
