@@ -17,6 +17,7 @@ mod expectation;
 mod impossible;
 mod invariant;
 mod knob_coverage;
+mod lock;
 mod matrix;
 mod oracle;
 mod parallel_sweep;

@@ -2,10 +2,11 @@
 //! replay exactly what a simulated run put on the wire. Taping copies bytes and changes
 //! nothing the peers see: a taped run keeps the untaped run's trace hash.
 
+use crate::lock::lock;
 use meshsim_consumer::{BoxError, BoxFuture, Connector};
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tower::Service;
@@ -37,10 +38,6 @@ impl Tapes {
         lock(&self.0).push(Arc::clone(&tape));
         tape
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Wraps a connector: every connection it opens is taped into `tapes`.

@@ -1,0 +1,137 @@
+//! The fault proxy: what a consumer program talks to on real loopback TCP. It serves one
+//! agent of the scenario, hands each request to the runtime's router and relays the answer,
+//! counting the calls, streams and stream events of the exchange, and fires the run's
+//! [`Trigger`]s at their exchange points, logging each [`Strike`] as it happens.
+//!
+//! Each runtime instance runs its tasks on a tokio runtime of its own, so a restart is a
+//! crash: the instance's runtime is shut down with every task on it (turns in progress,
+//! reaping timers), the streams it served are cut, and a new instance with an empty store
+//! takes over, writing to the same ground truth (which marks the old tasks lost).
+
+mod agent;
+mod exchange_log;
+mod stream_relay;
+
+pub use agent::Agent;
+pub use exchange_log::{Announce, Exchange, ProxyLog};
+
+use super::faults::Trigger;
+use crate::lock::lock;
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::response::Response;
+use http::Method;
+use http::header::CONTENT_TYPE;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+use stream_relay::{RelayState, StreamRelay};
+use tower::ServiceExt;
+
+impl Agent {
+    /// The proxy as a router, to serve on a listener.
+    pub fn router(self: &Arc<Self>) -> Router {
+        Router::new().fallback(relay).with_state(Arc::clone(self))
+    }
+}
+
+/// Handles one request: counts it, lets the current instance answer it, and applies the
+/// triggers aimed at its answer.
+async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
+    let call = if request.method() == Method::POST {
+        let mut counters = lock(&agent.counters);
+        counters.requests += 1;
+        Some(counters.requests)
+    } else {
+        None
+    };
+    let current = lock(&agent.instance)
+        .as_ref()
+        .map(|instance| (instance.router.clone(), instance.executor.handle().clone()));
+    let exchange = |end: &str, streamed: bool| Exchange {
+        agent: agent.host.clone(),
+        call,
+        method: method.clone(),
+        path: path.clone(),
+        events: 0,
+        streamed,
+        end: end.to_string(),
+        at_ms: 0,
+    };
+    let Some((router, executor)) = current else {
+        agent.log.exchanged(exchange("no instance", false));
+        return cut_short(Body::empty());
+    };
+    let generation = agent.generation.subscribe();
+    let answered = executor.spawn(router.oneshot(request)).await;
+    let Ok(Ok(response)) = answered else {
+        // The instance was shut down under the request: as a crash would, close the
+        // connection without an answer.
+        agent.log.exchanged(exchange("runtime restarted", false));
+        return cut_short(Body::empty());
+    };
+    let streaming = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    let Some(call) = call else {
+        agent.log.exchanged(exchange("answered", streaming));
+        return response;
+    };
+    if let Some(trigger @ Trigger::HoldAnswer { hold_ms, .. }) = agent
+        .fires(|trigger| matches!(trigger, Trigger::HoldAnswer { request, .. } if *request == call))
+    {
+        agent.strike(trigger, call, None);
+        meshsim_time::sleep(Duration::from_millis(hold_ms)).await;
+    }
+    if let Some(trigger) = agent
+        .fires(|trigger| matches!(trigger, Trigger::ResetAnswer { request } if *request == call))
+    {
+        agent.strike(trigger, call, None);
+        agent.log.exchanged(exchange("reset", streaming));
+        let (_, body) = response.into_parts();
+        return cut_short(body);
+    }
+    if !streaming {
+        agent.log.exchanged(exchange("answered", false));
+        return response;
+    }
+    let stream = {
+        let mut counters = lock(&agent.counters);
+        counters.streams += 1;
+        counters.streams
+    };
+    let (parts, body) = response.into_parts();
+    let relay = StreamRelay {
+        exchange: exchange("dropped by the program", true),
+        agent,
+        call,
+        stream,
+        events: 0,
+        after_newline: false,
+        generation,
+        body: body.into_data_stream(),
+        state: RelayState::Open,
+    };
+    let events = futures_util::stream::unfold(relay, |mut relay| async move {
+        relay.next().await.map(|item| (item, relay))
+    });
+    Response::from_parts(parts, Body::from_stream(events))
+}
+
+/// A response whose body fails at once: hyper closes the connection without completing
+/// the answer. `dropped` (the runtime's answer) is dropped first, as a reset drops it.
+fn cut_short(dropped: Body) -> Response {
+    drop(dropped);
+    let failing = futures_util::stream::once(async {
+        Err::<Bytes, io::Error>(io::Error::new(
+            io::ErrorKind::ConnectionReset,
+            "meshsim check: connection reset by a fault",
+        ))
+    });
+    Response::new(Body::from_stream(failing))
+}
