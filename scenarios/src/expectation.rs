@@ -3,7 +3,8 @@
 //! a run decides.
 
 use crate::invariant::Invariant;
-use crate::run::{RunResult, RunSpec, Verdict};
+use crate::run::{RunResult, Verdict};
+use crate::run_spec::RunSpec;
 use crate::scenario::Scenario;
 use serde::Serialize;
 
@@ -95,7 +96,7 @@ impl Rule {
                 .is_none_or(|scenario| scenario == spec.scenario)
             && self
                 .swarm
-                .is_none_or(|swarm| swarm == (spec.faults == crate::run::Faults::Swarm))
+                .is_none_or(|swarm| swarm == (spec.faults == crate::run_spec::Faults::Swarm))
     }
 }
 
@@ -135,7 +136,8 @@ mod tests {
     #[test]
     fn expectations_bind_to_the_consumer_not_to_its_name() {
         use crate::consumer_choice::{ConsumerChoice, sim_client};
-        use crate::run::{DEFAULT_TICK, Faults, RuntimeChoice};
+        use crate::run_spec::DEFAULT_TICK;
+        use crate::run_spec::{Faults, RuntimeChoice};
         let spec = RunSpec {
             seed: meshsim_sim::Seed::new(0),
             scenario: Scenario::OriginIncident,

@@ -15,7 +15,9 @@
 use crate::consumer_choice::ConsumerChoice;
 use crate::expectation::Expect;
 use crate::parallel_sweep::{default_threads, sweep_specs};
-use crate::run::{DEFAULT_TICK, Faults, RunResult, RunSpec, RuntimeChoice};
+use crate::run::RunResult;
+use crate::run_spec::DEFAULT_TICK;
+use crate::run_spec::{Faults, RunSpec, RuntimeChoice};
 use crate::scenario::Scenario;
 use crate::tally::Tally;
 use meshsim_protocol::Dialect;

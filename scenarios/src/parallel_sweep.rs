@@ -2,7 +2,8 @@
 //! sweep's output does not depend on the number of threads.
 
 use crate::expectation::{Expect, rule_for};
-use crate::run::{RunOptions, RunResult, RunSpec, run};
+use crate::run::{RunOptions, RunResult, run};
+use crate::run_spec::RunSpec;
 use crate::tally::Tally;
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -5,7 +5,7 @@
 //! by the default range. Commit the file with the fix; delete a line to forget a run.
 
 use crate::matrix::Matrix;
-use crate::run::RunSpec;
+use crate::run_spec::RunSpec;
 use crate::test_caller::TestCaller;
 use std::io::Write as _;
 use std::path::PathBuf;

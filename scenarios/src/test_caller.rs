@@ -3,7 +3,7 @@
 //! runs, write that run's files under `target/meshsim/`, and keep a regressions file
 //! beside the test.
 
-use crate::run::RunSpec;
+use crate::run_spec::RunSpec;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 

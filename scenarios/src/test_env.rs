@@ -4,7 +4,7 @@
 //! cells to one value each. A rerun line sets them all, so that it makes exactly one run.
 
 use crate::matrix::Matrix;
-use crate::run::Faults;
+use crate::run_spec::Faults;
 use crate::scenario::Scenario;
 use meshsim_protocol::Dialect;
 use meshsim_sim::Seed;

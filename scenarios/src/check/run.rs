@@ -8,7 +8,7 @@ use super::faults::{self, Strike};
 use super::program::{self, Ending, Program};
 use super::proxy::{Agent, Announce, Exchange, ProxyLog};
 use crate::oracle::{self, Evidence, JobRun, Violation};
-use crate::run::RuntimeChoice;
+use crate::run_spec::RuntimeChoice;
 use crate::scenario::Scenario;
 use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};

@@ -4,7 +4,7 @@
 use super::faults::Strike;
 use super::program::Program;
 use super::run::{CheckResult, CheckSpec, CheckVerdict, check};
-use crate::run::RuntimeChoice;
+use crate::run_spec::RuntimeChoice;
 use crate::scenario::Scenario;
 use futures_util::StreamExt;
 use meshsim_protocol::Dialect;

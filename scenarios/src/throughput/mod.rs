@@ -23,7 +23,7 @@ pub use workload::{DIALECT, PERSONALITIES, Stepping, incident};
 
 use crate::consumer_choice::ConsumerChoice;
 use crate::matrix::Matrix;
-use crate::run::{Faults, RuntimeChoice};
+use crate::run_spec::{Faults, RuntimeChoice};
 use crate::scenario::Scenario;
 use floor::Script;
 use real::RealRun;
@@ -334,7 +334,7 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::DEFAULT_TICK;
+    use crate::run_spec::DEFAULT_TICK;
 
     #[test]
     fn taping_a_run_changes_nothing_and_its_floor_replays_the_whole_incident() {

@@ -2,7 +2,8 @@
 //! one dialect, against each of the origin incident's personalities, stepped one way or the other.
 
 use crate::consumer_choice::ConsumerChoice;
-use crate::run::{Faults, RunOptions, RunSpec, RuntimeChoice};
+use crate::run::RunOptions;
+use crate::run_spec::{Faults, RunSpec, RuntimeChoice};
 use crate::scenario::Scenario;
 use meshsim_protocol::Dialect;
 use meshsim_sim::Seed;
