@@ -18,6 +18,7 @@ mod emit;
 mod error_kind;
 mod event;
 mod line;
+mod read;
 mod target;
 
 pub use error_kind::ErrorKind;
