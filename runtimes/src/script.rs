@@ -80,6 +80,22 @@ impl Script {
         self.questions() > 0
     }
 
+    /// How many turns the script runs when every question is answered: one more than its
+    /// questions.
+    pub fn turns(self) -> u32 {
+        self.questions() + 1
+    }
+
+    /// How many work steps its first `turns` turns take: the shortest run of those turns
+    /// takes this many `work.min_ms`, the longest this many `work.max_ms`.
+    pub fn work_steps(self, turns: u32, long_steps: u32) -> u32 {
+        let steps = (0..turns)
+            .flat_map(|turn| self.turn(turn, "", long_steps))
+            .filter(|step| matches!(step, TurnStep::Work))
+            .count();
+        u32::try_from(steps).unwrap_or(u32::MAX)
+    }
+
     /// How many questions the script asks before it ends.
     fn questions(self) -> u32 {
         match self {
@@ -154,6 +170,17 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn work_steps_count_the_work_of_the_turns_asked_for() {
+        let every_turn = |script: Script| script.work_steps(script.turns(), 7);
+        assert_eq!(every_turn(Script::CompleteAtOnce), 2);
+        assert_eq!(every_turn(Script::Fail), 2);
+        assert_eq!(every_turn(Script::AskOnce), 4);
+        assert_eq!(every_turn(Script::AskTwice), 6);
+        assert_eq!(every_turn(Script::LongRunning), 8);
+        assert_eq!(Script::AskTwice.work_steps(1, 7), 2);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use meshsim_consumer::Job;
 use meshsim_runtimes::{CancelOutcome, FollowUp, Personality, Reaping, Script};
+use std::time::Duration;
 
 /// One rule: its name and what makes the job impossible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,10 +36,10 @@ pub const CANCEL_REFUSED: ImpossibleRule = ImpossibleRule {
     rule: "the job cancels its task at input-required and the peer's `cancel.interrupted` is `not-cancelable` or `ignore`",
 };
 
-/// Every task the job can start in time stalls.
+/// The peer's stalled tasks leave too little of the job's time for its work.
 pub const EVERY_TASK_STALLS: ImpossibleRule = ImpossibleRule {
     name: "every-task-stalls",
-    rule: "the peer's first `stalled_first_tasks` tasks never leave submitted, and giving each up only at the job's submitted deadline takes the whole job deadline",
+    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: when the run's faults end (the last restart is no later; before it the peer may be unreachable), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) do not fit within the job's deadline, so no consumer can be sure to finish",
 };
 
 /// The job's long work outlasts the peer's TTL, which reaps the task mid-work.
@@ -56,40 +57,102 @@ pub const IMPOSSIBLE_RULES: [ImpossibleRule; 5] = [
     WORK_OUTLASTS_TTL,
 ];
 
-/// The rule by which no consumer can finish `job` against a peer with `personality`, if
-/// any.
-pub fn impossible(personality: &Personality, job: &Job) -> Option<ImpossibleRule> {
-    let stalls = job
-        .deadlines
-        .submitted
-        .saturating_mul(personality.stalled_first_tasks);
-    if personality.stalled_first_tasks > 0 && stalls >= job.deadlines.job {
-        return Some(EVERY_TASK_STALLS);
+/// A job no consumer can finish: by which rule, and why it applies to this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Impossible {
+    pub rule: ImpossibleRule,
+    /// The rule's figures for this peer and job, where it weighs timings; else the rule.
+    pub why: String,
+}
+
+impl Impossible {
+    fn by(rule: ImpossibleRule) -> Impossible {
+        Impossible {
+            rule,
+            why: rule.rule.to_string(),
+        }
     }
+}
+
+/// The rule by which no consumer can finish `job` against a peer with `personality`, if
+/// any. `faults_end` is when the run's faults were over (zero for a run without any), as
+/// time since the run, and the job, started.
+pub fn impossible(
+    personality: &Personality,
+    job: &Job,
+    faults_end: Duration,
+) -> Option<Impossible> {
     let script = Script::for_text(&job.request);
+    if let Some(why) = stalls_outlast_the_job(personality, job, script, faults_end) {
+        return Some(Impossible {
+            rule: EVERY_TASK_STALLS,
+            why,
+        });
+    }
     if let (Script::LongRunning, Reaping::Ttl { after_ms }) = (script, personality.reaping) {
         let work = &personality.work;
         let shortest = u64::from(work.long_running_steps.max(1)) * work.min_ms;
-        return (shortest > after_ms).then_some(WORK_OUTLASTS_TTL);
+        return (shortest > after_ms).then(|| Impossible::by(WORK_OUTLASTS_TTL));
     }
     if !script.asks() {
         return None;
     }
     if job.cancel_at_input_required {
-        return (personality.cancel.interrupted != CancelOutcome::Cancel).then_some(CANCEL_REFUSED);
+        return (personality.cancel.interrupted != CancelOutcome::Cancel)
+            .then(|| Impossible::by(CANCEL_REFUSED));
     }
     match personality.follow_up {
-        FollowUp::NewTask => Some(NEW_TASK_PER_FOLLOW_UP),
-        FollowUp::NotFound => Some(FOLLOW_UP_REFUSED),
+        FollowUp::NewTask => Some(Impossible::by(NEW_TASK_PER_FOLLOW_UP)),
+        FollowUp::NotFound => Some(Impossible::by(FOLLOW_UP_REFUSED)),
         FollowUp::Resume | FollowUp::ResumeWithDuplicateSubmitted => None,
     }
+}
+
+/// [`EVERY_TASK_STALLS`]'s figures when it applies: the time a consumer that has met every
+/// stall may still need, counted from the end of the faults, against the job's deadline.
+fn stalls_outlast_the_job(
+    personality: &Personality,
+    job: &Job,
+    script: Script,
+    faults_end: Duration,
+) -> Option<String> {
+    let stalls = personality.stalled_first_tasks;
+    if stalls == 0 {
+        return None;
+    }
+    // A job that cancels at input-required is over with the first turn.
+    let turns = if job.cancel_at_input_required {
+        1
+    } else {
+        script.turns()
+    };
+    let work = &personality.work;
+    let steps = script.work_steps(turns, work.long_running_steps);
+    let longest_work = Duration::from_millis(u64::from(steps).saturating_mul(work.max_ms));
+    let waiting = job.deadlines.submitted.saturating_mul(stalls);
+    let needed = faults_end + waiting + longest_work;
+    // Finishing at the deadline itself is too late: the last answer takes a round trip.
+    (needed >= job.deadlines.job).then(|| {
+        format!(
+            "{} ms (faults end) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) = {} ms, not within the {} ms job deadline",
+            faults_end.as_millis(),
+            job.deadlines.submitted.as_millis(),
+            work.max_ms,
+            needed.as_millis(),
+            job.deadlines.job.as_millis()
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use meshsim_consumer::Deadlines;
-    use std::time::Duration;
+
+    /// The rule that applies in a run without faults.
+    fn rule_of(personality: &Personality, job: &Job) -> Option<ImpossibleRule> {
+        impossible(personality, job, Duration::ZERO).map(|found| found.rule)
+    }
 
     fn job(request: &str) -> Job {
         Job {
@@ -113,15 +176,15 @@ mod tests {
             ..Personality::default()
         };
         assert_eq!(
-            impossible(&peer, &job("Summarise the report")),
+            rule_of(&peer, &job("Summarise the report")),
             Some(NEW_TASK_PER_FOLLOW_UP)
         );
         assert_eq!(
-            impossible(&peer, &job("#ask-twice plan")),
+            rule_of(&peer, &job("#ask-twice plan")),
             Some(NEW_TASK_PER_FOLLOW_UP)
         );
-        assert_eq!(impossible(&peer, &job("#complete translate")), None);
-        assert_eq!(impossible(&Personality::default(), &job("Summarise")), None);
+        assert_eq!(rule_of(&peer, &job("#complete translate")), None);
+        assert_eq!(rule_of(&Personality::default(), &job("Summarise")), None);
     }
 
     #[test]
@@ -130,11 +193,11 @@ mod tests {
         peer.cancel.interrupted = CancelOutcome::Ignore;
         let mut cancelling = job("Draft a reply");
         cancelling.cancel_at_input_required = true;
-        assert_eq!(impossible(&peer, &cancelling), Some(CANCEL_REFUSED));
+        assert_eq!(rule_of(&peer, &cancelling), Some(CANCEL_REFUSED));
         peer.cancel.interrupted = CancelOutcome::NotCancelable;
-        assert_eq!(impossible(&peer, &cancelling), Some(CANCEL_REFUSED));
+        assert_eq!(rule_of(&peer, &cancelling), Some(CANCEL_REFUSED));
         peer.cancel.interrupted = CancelOutcome::Cancel;
-        assert_eq!(impossible(&peer, &cancelling), None);
+        assert_eq!(rule_of(&peer, &cancelling), None);
     }
 
     #[test]
@@ -149,25 +212,42 @@ mod tests {
             ..Personality::default()
         };
         let long = job("#long crunch the numbers");
-        assert_eq!(impossible(&peer(101, 200), &long), Some(WORK_OUTLASTS_TTL));
-        assert_eq!(impossible(&peer(50, 99), &long), None);
-        assert_eq!(impossible(&peer(101, 200), &job("#complete x")), None);
+        assert_eq!(rule_of(&peer(101, 200), &long), Some(WORK_OUTLASTS_TTL));
+        assert_eq!(rule_of(&peer(50, 99), &long), None);
+        assert_eq!(rule_of(&peer(101, 200), &job("#complete x")), None);
         let never = Personality {
             work: peer(101, 200).work,
             ..Personality::default()
         };
-        assert_eq!(impossible(&never, &long), None);
+        assert_eq!(rule_of(&never, &long), None);
     }
 
     #[test]
-    fn stalls_are_impossible_only_when_waiting_them_out_takes_the_whole_job() {
-        let peer = |stalled| Personality {
+    fn stalls_are_impossible_when_their_deadlines_and_the_longest_work_outlast_the_job() {
+        let peer = |stalled, max_ms| Personality {
             stalled_first_tasks: stalled,
+            work: meshsim_runtimes::WorkDurations {
+                min_ms: 0,
+                max_ms,
+                long_running_steps: 3,
+            },
             ..Personality::default()
         };
-        assert_eq!(impossible(&peer(5), &job("#complete x")), None);
+        let asks = job("Summarise");
+        // 5 × 5 s + 4 steps × 1.2 s = 29.8 s fits in 30 s; × 1.3 s = 30.2 s does not.
+        assert_eq!(rule_of(&peer(5, 1_200), &asks), None);
+        let found = impossible(&peer(5, 1_300), &asks, Duration::ZERO).expect("impossible");
+        assert_eq!(found.rule, EVERY_TASK_STALLS);
+        assert!(found.why.contains("= 30200 ms"), "{}", found.why);
+        // Without the question's second turn, 2 steps fit.
+        assert_eq!(rule_of(&peer(5, 1_300), &job("#complete x")), None);
+        // The same peer after faults that end at 5 s leaves no room for four stalls.
+        let restarted = impossible(&peer(4, 1_300), &asks, Duration::from_secs(5));
+        assert_eq!(restarted.map(|found| found.rule), Some(EVERY_TASK_STALLS));
+        assert_eq!(rule_of(&peer(4, 1_300), &asks), None);
+        assert_eq!(rule_of(&peer(0, 1_300), &asks), None);
         assert_eq!(
-            impossible(&peer(6), &job("#complete x")),
+            rule_of(&peer(6, 0), &job("#complete x")),
             Some(EVERY_TASK_STALLS)
         );
     }

@@ -77,6 +77,9 @@ pub struct Evidence<'a> {
     pub converged: bool,
     /// Simulated time at the end of the run.
     pub end: Duration,
+    /// When the run's faults were over (the heal at the chaos phase's end), zero for a run
+    /// without faults: before it the peer may have been unreachable or restarting.
+    pub faults_end: Duration,
     /// The run's trace: when the consumer applied what (where it traced it).
     pub trace: &'a Trace,
     /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this
@@ -491,16 +494,21 @@ fn liveness(evidence: &Evidence<'_>, found: &mut Vec<Violation>, peer_faults: &m
             None => Some("the job did not finish within the liveness bound".to_string()),
             Some(report) => match &report.outcome {
                 Outcome::GaveUp { reason } => {
-                    let rule = evidence
+                    let found = evidence
                         .personalities
                         .get(&run.host)
-                        .and_then(|personality| impossible(personality, &run.job));
-                    if let Some(rule) = rule.filter(|_| !reason.is_empty()) {
+                        .and_then(|personality| {
+                            impossible(personality, &run.job, evidence.faults_end)
+                        });
+                    if let Some(found) = found.filter(|_| !reason.is_empty()) {
                         peer_faults.push(PeerFault {
                             invariant: Invariant::Liveness,
                             job: run.job.name.clone(),
                             task: None,
-                            peer: format!("made the job impossible ({}: {})", rule.name, rule.rule),
+                            peer: format!(
+                                "made the job impossible ({}: {})",
+                                found.rule.name, found.why
+                            ),
                             consumer: format!("gave up cleanly: {reason}"),
                         });
                         continue;

@@ -149,6 +149,13 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         personalities: &personalities,
         converged: run.record.converged,
         end: Duration::from_millis(run.record.elapsed_ms),
+        faults_end: if plan.faults.is_empty() {
+            Duration::ZERO
+        } else {
+            run.record
+                .healed_at_ms
+                .map_or(config.chaos, Duration::from_millis)
+        },
         trace: &run.trace,
         epoch: epoch()
             .duration_since(std::time::UNIX_EPOCH)

@@ -296,6 +296,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         personalities: &personalities,
         converged: true,
         end,
+        faults_end: Duration::ZERO,
         trace: &empty_trace,
         epoch: started,
     });

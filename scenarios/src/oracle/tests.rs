@@ -136,6 +136,7 @@ fn judge(
         personalities: &BTreeMap::new(),
         converged: true,
         end: Duration::from_millis(END_MS),
+        faults_end: Duration::ZERO,
         trace,
         epoch: EPOCH,
     })
