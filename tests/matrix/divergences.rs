@@ -12,7 +12,12 @@ use meshsim_scenarios::{
 use meshsim_sim::Seed;
 use meshsim_trace::TraceLine;
 
-fn incident(runtime: &str, consumer: ConsumerChoice, dialect: Dialect, seed: u64) -> RunSpec {
+pub(crate) fn incident(
+    runtime: &str,
+    consumer: ConsumerChoice,
+    dialect: Dialect,
+    seed: u64,
+) -> RunSpec {
     RunSpec {
         seed: Seed::new(seed),
         scenario: Scenario::OriginIncident,
@@ -40,7 +45,7 @@ fn reconciling_under_swarm(
 }
 
 /// Runs `spec` and asserts that it held every invariant (naming its replay command if not).
-fn assert_holds(spec: &RunSpec) -> RunResult {
+pub(crate) fn assert_holds(spec: &RunSpec) -> RunResult {
     let result = run(spec, &RunOptions::default()).unwrap();
     assert_eq!(
         result.verdict,
@@ -324,7 +329,7 @@ fn a_double_apply_is_dated_when_the_consumer_applied_the_state_again() {
 }
 
 /// A personality file from `tests/personalities/`.
-fn personality_file(name: &str) -> String {
+pub(crate) fn personality_file(name: &str) -> String {
     format!(
         "{}/tests/personalities/{name}.json",
         env!("CARGO_MANIFEST_DIR")
@@ -332,7 +337,7 @@ fn personality_file(name: &str) -> String {
 }
 
 /// The peer's part of `result` that broke `invariant`, as the verdict names it.
-fn peer_fault(result: &RunResult, invariant: Invariant) -> String {
+pub(crate) fn peer_fault(result: &RunResult, invariant: Invariant) -> String {
     let fault = result
         .peer_faults
         .iter()

@@ -1,9 +1,11 @@
 //! The simulated matrix from fixed seeds: the origin incident reproduced (the naive consumer
 //! diverges as the oracle names it, the reconciling one holds) and the reconciling consumer's
 //! sweep under swarm faults; a broken consumer per invariant, each caught by the oracle; and
-//! the golden trace hashes of a few fixed runs.
+//! the golden trace hashes of a few fixed runs; what the personality swarm found, each
+//! reproduced from a personality file.
 
 mod divergences;
 mod golden_hashes;
 mod oracle_sensitivity;
 mod reconciling_sweep;
+mod swarm_findings;

@@ -13,7 +13,8 @@
 //!   means re-dispatch from scratch under a new task, after canceling the old one if the
 //!   peer still has it. Where tasks do not outlive their stream, it stops streaming to that
 //!   peer: the Card's `streaming` says whether SSE works, not whether tasks survive it.
-//! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches.
+//! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches
+//!   at once (it backs off only after the peer lost a task, which may mean a restart).
 
 mod config;
 mod read;
@@ -149,25 +150,29 @@ impl<C: Connector> ReconcilingConsumer<C> {
         // nothing are retried with backoff until the job's deadline.
         let (mut started, mut failed) = (0, 0);
         loop {
-            match run.dispatch().await {
+            // A peer that loses tasks may be restarting: give it time. One that let a task
+            // sit past its deadline answered all along, and the deadline was the wait.
+            let (reason, pause) = match run.dispatch().await {
                 DispatchEnd::Done(outcome) => return outcome,
-                DispatchEnd::Redispatch(reason) => {
-                    started += 1;
-                    failed = 0;
-                    if started == self.config.max_dispatches {
-                        let dispatches = self.config.max_dispatches;
-                        let reason = format!("no outcome after {dispatches} dispatches: {reason}");
-                        return Outcome::GaveUp { reason };
-                    }
-                    run.session.recorder.decision("", "re-dispatch", &reason);
-                    // A peer that loses tasks may be restarting: give it time.
-                    meshsim_time::sleep(self.config.backoff(started)).await;
-                }
+                DispatchEnd::Redispatch(reason) => (reason, true),
+                DispatchEnd::Stuck(reason) => (reason, false),
                 DispatchEnd::Retry(reason) => {
                     failed += 1;
                     run.session.recorder.decision("", "retry", &reason);
                     meshsim_time::sleep(self.config.backoff(failed)).await;
+                    continue;
                 }
+            };
+            started += 1;
+            failed = 0;
+            if started == self.config.max_dispatches {
+                let dispatches = self.config.max_dispatches;
+                let reason = format!("no outcome after {dispatches} dispatches: {reason}");
+                return Outcome::GaveUp { reason };
+            }
+            run.session.recorder.decision("", "re-dispatch", &reason);
+            if pause {
+                meshsim_time::sleep(self.config.backoff(started)).await;
             }
         }
     }

@@ -32,6 +32,9 @@ pub(super) enum DispatchEnd {
     Done(Outcome),
     /// A task was started and is given up (canceled where the peer still has it).
     Redispatch(String),
+    /// A task sat in a state past the job's deadline for it and is given up (canceled where
+    /// the peer still has it). The deadline was the wait: start over at once.
+    Stuck(String),
     /// No task came of it (the send failed and nothing was found): try again later.
     Retry(String),
 }
@@ -90,6 +93,7 @@ impl<C: Connector> Run<'_, C> {
         let message = self.session.new_task_message(&self.session.job.request);
         let context = message.context_id.clone();
         let mut task = message.task_id.clone().map(|id| Tracked::new(id, streamed));
+        let sent = Instant::now();
         let first = if streamed {
             match self.session.client.stream_message(message).await {
                 Ok(stream) => Ok(self
@@ -120,7 +124,10 @@ impl<C: Connector> Run<'_, C> {
             };
             let chosen = task.map(|task| task.task_id);
             match self.find_unanswered(chosen, context, streamed, &why).await {
-                Some(found) => task = Some(found),
+                Some(mut found) => {
+                    found.submitted_since(sent);
+                    task = Some(found);
+                }
                 None => return DispatchEnd::Retry(why),
             }
         } else if let Some(end) = self.after_read(&mut task, report).await {
@@ -362,7 +369,7 @@ impl<C: Connector> Run<'_, C> {
                 .abandon(task_id, &format!("{state} deadline passed"))
                 .await;
         }
-        DispatchEnd::Redispatch(format!("task {task_id} sat in {state} past {limit:?}"))
+        DispatchEnd::Stuck(format!("task {task_id} sat in {state} past {limit:?}"))
     }
 
     /// Answers the task's question with the same task id, after confirming with
@@ -376,13 +383,19 @@ impl<C: Connector> Run<'_, C> {
     ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
-        // A task found missing by the first call after its stream closed, and soon after,
-        // was lost with the stream; one found missing later (the call slowed by latency or
-        // a partition, or a second try) may have been reaped by a timer or lost in a
-        // restart meanwhile: that says nothing about stream closes. Judged when the answer
-        // arrives, not when the call leaves.
+        // What follows a stream's close says how the peer treats closes only on the first
+        // try: a second one follows a call that failed or went unconfirmed, and the close
+        // itself may not have reached the peer then (a one-way partition drops it while
+        // the stream's events still arrive), so a task found alive says nothing.
+        let first_try = !again;
+        // A task found missing (or replaced by a new task) by the first call after its
+        // stream closed, and soon after, was lost with the stream; one found missing later
+        // (the call slowed by latency or a partition) may have been reaped by a timer or
+        // lost in a restart meanwhile: that says nothing about stream closes. Judged when
+        // the answer arrives, not when the call leaves.
         let asked_at = slot.as_ref().map(|task| task.entered);
-        let right_at_close = || !again && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
+        let right_at_close =
+            || first_try && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
         if unknown || again {
             let why = if again {
@@ -396,7 +409,7 @@ impl<C: Connector> Run<'_, C> {
                     if let Some(end) = self.check_ours(&found).await {
                         return Err(end);
                     }
-                    if streamed_before {
+                    if streamed_before && first_try {
                         self.learn(Observed::TaskSurvivedStreamClose(true));
                     }
                     let report =
@@ -453,16 +466,17 @@ impl<C: Connector> Run<'_, C> {
         }
         match sent {
             // The profile describes follow-ups to a task whose stream closed; an answer to
-            // a task that never streamed says nothing about that.
+            // a task that never streamed says nothing about that. A new task in reply may
+            // also be the peer's answer to an id its timer reaped meanwhile.
             Ok(report) => {
                 let behaviour = if matches!(report.end, ReadEnd::ForeignTask(_)) {
-                    Some(FollowupBehaviour::NewTask)
+                    right_at_close().then_some(FollowupBehaviour::NewTask)
                 } else if report.duplicate_submitted {
                     Some(FollowupBehaviour::ResumesWithDuplicateSubmitted)
                 } else {
                     (report.applied > 0).then_some(FollowupBehaviour::Resumes)
                 };
-                if let Some(behaviour) = behaviour.filter(|_| streamed_before) {
+                if let Some(behaviour) = behaviour.filter(|_| streamed_before && first_try) {
                     self.learn(Observed::Followup(behaviour));
                 }
                 Ok(report)

@@ -156,6 +156,15 @@ impl Tracked {
         })
     }
 
+    /// The task was sent at `sent`: while it is still submitted, it has been since then,
+    /// not since the consumer first heard of it (a send whose answer was lost, such as a
+    /// blocking v0.1 send that timed out, took that long to learn nothing).
+    pub fn submitted_since(&mut self, sent: Instant) {
+        if matches!(self.ledger.current(), None | Some(TaskState::Submitted)) {
+            self.entered = self.entered.min(sent);
+        }
+    }
+
     /// The deadline of the current state, with its limit, if the state has one.
     pub fn deadline(&self, deadlines: &Deadlines) -> Option<(Instant, TaskState, Duration)> {
         let (state, limit) = match self.ledger.current() {

@@ -1,0 +1,146 @@
+//! What `--runtime swarm` found over seeds 0..1000 (issue 17), each reproduced from a
+//! personality file in `tests/personalities/` and judged as the verdict now judges it.
+
+use super::divergences::{assert_holds, incident, peer_fault, personality_file};
+use meshsim_consumer::Outcome;
+use meshsim_protocol::Dialect;
+use meshsim_runtimes::Origin;
+use meshsim_scenarios::{ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, run};
+use meshsim_sim::FaultPlan;
+use meshsim_trace::{TraceEvent, TraceLine};
+
+/// The reconciling consumer's run of the origin incident against the personality file
+/// `name`, under `plan` (or no faults).
+fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
+    RunSpec {
+        faults: plan.map_or(Faults::None, |plan| {
+            Faults::Plan(FaultPlan::from_json(plan).expect("a fault plan"))
+        }),
+        ..incident(
+            &personality_file(name),
+            ConsumerChoice::Reconciling,
+            dialect,
+            1,
+        )
+    }
+}
+
+/// Found as `liveness` (99 runs of 0..1000): five stalled tasks and quick work fit in the
+/// job's 30 s (5 × 5 s + 4 × 200 ms), but the reconciling consumer backed off after each
+/// stall (7.75 s in all) as if the peer were restarting, and a blocking v0.1 send counted
+/// the submitted deadline from its own 3 s timeout. It now starts over at once after a
+/// deadline, counting it from the send, and finishes.
+#[test]
+fn reconciling_consumer_outwaits_five_stalled_tasks_and_finishes() {
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against("stalls-five-tasks-then-works", dialect, None));
+        let report = &result.reports[0];
+        assert!(
+            matches!(report.outcome, Outcome::Completed { .. }),
+            "{dialect}: {:?}",
+            report.outcome
+        );
+        assert_eq!(
+            report.deadlines.len(),
+            5,
+            "{dialect}: {:?}",
+            report.deadlines
+        );
+    }
+}
+
+/// Found as `liveness`: the impossible-job rule fired only at six stalls, but five stalls
+/// and slow work (5 × 5 s + 4 × 1.5 s = 31 s) also leave no consumer time to finish within
+/// 30 s. The rule now weighs the work, and the verdict prints the sum.
+#[test]
+fn stalls_that_leave_no_time_for_the_work_make_the_job_impossible_and_the_verdict_says_why() {
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against(
+            "stalls-five-tasks-before-slow-work",
+            dialect,
+            None,
+        ));
+        assert!(
+            matches!(result.reports[0].outcome, Outcome::GaveUp { .. }),
+            "{dialect}: {:?}",
+            result.reports[0].outcome
+        );
+        let named = peer_fault(&result, Invariant::Liveness);
+        assert!(named.contains("every-task-stalls"), "{named}");
+        assert!(
+            named.contains("5 stalled tasks × 5000 ms") && named.contains("= 31000 ms"),
+            "{named}"
+        );
+    }
+}
+
+/// Found as `profile-matches-runtime` (seeds 554, 777): a one-way partition from the
+/// consumer to the peer kept the consumer's close of a stream from the peer while the
+/// stream's events still arrived. The task lived on, since the peer never saw the close,
+/// and the consumer learned that tasks outlive their streams and that follow-ups resume;
+/// on this peer a close the peer sees reaps the task. The consumer could tell: its first
+/// check after the close failed. It now learns about closes only from a first check.
+#[test]
+fn a_close_a_one_way_partition_kept_from_the_peer_is_no_evidence_that_tasks_outlive_streams() {
+    let plan = r#"{"faults": [
+        {"at_ms": 200, "kind": "partition_oneway", "from": "consumer", "to": "agent"},
+        {"at_ms": 1000, "kind": "repair_oneway", "from": "consumer", "to": "agent"}
+    ]}"#;
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against(
+            "reaps-on-stream-close-keeps-streams-open",
+            dialect,
+            Some(plan),
+        ));
+        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        assert_ne!(
+            learned.task_survives_stream_close,
+            Some(true),
+            "{dialect}: {learned:?}"
+        );
+    }
+}
+
+/// Found as `profile-matches-runtime` (seed 752): the peer's timer reaped a task at
+/// input-required while the answer travelled (100 ms of latency each way), and the peer
+/// answered the unknown id with a new task. The consumer learned that follow-ups start new
+/// tasks; they resume. A new task in reply counts only when it comes right after the close,
+/// as a -32001 does.
+#[test]
+fn a_new_task_in_reply_to_an_answer_that_came_after_the_timer_is_not_learned_as_the_follow_up_behaviour()
+ {
+    let plan = r#"{"faults": [
+        {"at_ms": 0, "kind": "latency", "a": "consumer", "b": "agent", "ms": 100},
+        {"at_ms": 3000, "kind": "latency_reset", "a": "consumer", "b": "agent"}
+    ]}"#;
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    for dialect in [Dialect::V0_3, Dialect::V1_0] {
+        let spec = against(
+            "reaps-by-timer-and-starts-unknown-ids-afresh",
+            dialect,
+            Some(plan),
+        );
+        let result = run(&spec, &options).expect("the run is carried out");
+        let started_afresh = result.truths["agent"]
+            .iter()
+            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
+        assert!(started_afresh, "{dialect}: no answer met a reaped id");
+        let trace = result.trace.as_ref().expect("kept");
+        let learned_new_task = trace
+            .lines()
+            .iter()
+            .filter_map(|line| TraceLine::parse(line))
+            .any(|line| {
+                matches!(&line.event, TraceEvent::Decision { decision, reason, .. }
+                    if decision == "profile-refresh" && reason.contains("Followup(NewTask)"))
+            });
+        assert!(
+            !learned_new_task,
+            "{dialect}: learned that follow-ups start new tasks"
+        );
+        assert_holds(&spec);
+    }
+}
