@@ -3,7 +3,8 @@
 //! origin incident's script) on loopback: `meshsim probe` measures it; the client decodes everything
 //! it sends in v1.0 and, through the SDK's compatibility layer, v0.3; the reconciling
 //! consumer completes a task through `input-required`; and the `a2a-python-1.3`
-//! personality, served by `meshsim serve`, measures the same profile in both dialects. The
+//! personality, served by `meshsim serve`, measures the same profile in both dialects, as
+//! does the personality file `meshsim probe --personality-out` writes of the SDK. The
 //! SDK's own client (`interop/python/client.py`) is the witness of every built-in
 //! personality in v1.0 and v0.3. A `ListTasks` status outside the proto is read as the SDK
 //! reads it.
@@ -13,9 +14,9 @@
 use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle};
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
 use crate::support::list_filter::{one_task, status_filter_counts};
-use crate::support::process::{probe, start_agent, start_mock};
+use crate::support::process::{probe, probe_into_personality, start_agent, start_mock};
 use crate::support::witness::witness_every_personality;
-use crate::support::{Sdk, install, runtime};
+use crate::support::{Sdk, install, install_dir, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
 use serde_json::json;
 
@@ -61,9 +62,11 @@ fn a2a_python_sdk_interop_and_calibration() {
         SDK.personality()
     );
 
-    // Calibration: the probe measures the personality as it measures the SDK.
+    // Calibration: the probe measures the personality as it measures the SDK; and the
+    // personality file the probe writes of the SDK, served, probes the same.
     for (dialect, url) in [(Dialect::V1_0, &base), (Dialect::V0_3, &v03)] {
-        let real = probe(url);
+        let learned = install_dir().join(format!("{}-{dialect}-probed.json", SDK.name()));
+        let real = probe_into_personality(url, &learned);
         assert_documented_lifecycle(&format!("meshsim probe {url}"), &real);
         let (_mock, mock_url) = start_mock(SDK.personality(), dialect.name());
         let personality = probe(&mock_url);
@@ -71,6 +74,15 @@ fn a2a_python_sdk_interop_and_calibration() {
             &format!("{} against a2a-sdk 1.3.0 in {dialect}", SDK.personality()),
             &real,
             &personality,
+        );
+        let learned_path = learned.to_str().expect("a UTF-8 path");
+        let (_served, served_url) = start_mock(learned_path, dialect.name());
+        assert_calibrated(
+            &format!(
+                "the personality `meshsim probe {url} --personality-out` wrote, served in {dialect}"
+            ),
+            &real,
+            &probe(&served_url),
         );
     }
     drop(agent);

@@ -7,7 +7,7 @@ use super::{Sdk, install_dir};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -141,6 +141,17 @@ pub fn start_mock(personality: &str, dialect: &str) -> (Process, String) {
 
 /// `meshsim probe URL --json`: the report as JSON. Fails the test if the probe does.
 pub fn probe(url: &str) -> Value {
+    probe_with(url, &[])
+}
+
+/// The same, also writing the personality file that reproduces what it measured
+/// (`--personality-out`).
+pub fn probe_into_personality(url: &str, personality: &Path) -> Value {
+    let path = personality.to_str().expect("a UTF-8 path");
+    probe_with(url, &["--personality-out", path])
+}
+
+fn probe_with(url: &str, more: &[&str]) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
         .args([
             "probe",
@@ -151,6 +162,7 @@ pub fn probe(url: &str) -> Value {
             "--timeout-s",
             "20",
         ])
+        .args(more)
         .output()
         .expect("meshsim probe runs");
     assert!(
