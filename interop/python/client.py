@@ -8,7 +8,8 @@ Steps: a streamed first turn (to the agent's question), a streamed follow-up ans
 `get_task` of the task the follow-up completed, `list_tasks`, a second task cancelled while it waits, and
 `get_task` of a task that does not exist.
 
-Usage: client.py URL   (URL is the agent's base URL; its Card is read from there)
+Usage: client.py URL [BINDING]   (URL is the agent's base URL; its Card is read from there.
+BINDING, e.g. HTTP+JSON, is the only protocol binding the client may use; JSONRPC by default.)
 """
 
 import asyncio
@@ -99,8 +100,9 @@ def describe(task):
     }
 
 
-async def main(url):
-    client = await create_client(url, client_config=ClientConfig(streaming=True))
+async def main(url, binding):
+    config = ClientConfig(streaming=True, supported_protocol_bindings=[binding])
+    client = await create_client(url, client_config=config)
     report = {}
     task_id, context_id, states = await turn(client, message("plan a trip", "py-1"))
     report["first_turn"] = {"task_id": task_id, "states": states}
@@ -122,7 +124,7 @@ async def main(url):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: client.py URL", file=sys.stderr)
+    if len(sys.argv) not in (2, 3):
+        print("usage: client.py URL [BINDING]", file=sys.stderr)
         sys.exit(2)
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "JSONRPC"))

@@ -21,6 +21,7 @@ pub mod clock;
 mod codec;
 pub mod detect;
 mod dialect;
+pub mod http_json;
 mod json;
 mod model;
 mod rpc;

@@ -1,7 +1,9 @@
 //! The Agent Card a personality serves: its claims, spelled for one dialect.
 
 use crate::personality::Personality;
-use meshsim_protocol::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect};
+use meshsim_protocol::{
+    AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect, http_json,
+};
 
 /// The Card a personality serves in a dialect at `url`.
 pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> AgentCard {
@@ -11,11 +13,7 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
         name: claims.name.clone(),
         description: Some(claims.description.clone()),
         version: claims.version.clone(),
-        interfaces: vec![AgentInterface {
-            url: url.to_string(),
-            protocol_binding: "JSONRPC".to_string(),
-            protocol_version: dialect.protocol_version().map(str::to_string),
-        }],
+        interfaces: interfaces(dialect, url),
         capabilities: AgentCapabilities {
             streaming: Some(claims.streaming),
             push_notifications: Some(claims.push_notifications),
@@ -41,4 +39,20 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
         }],
         security_schemes: Vec::new(),
     }
+}
+
+/// JSON-RPC at `url`, first (clients that take the first interface speak JSON-RPC); a v1.0
+/// runtime also serves HTTP+JSON, whose routes hang off the same base (`url` without its
+/// trailing slash, as clients append `/message:send` and the like).
+fn interfaces(dialect: Dialect, url: &str) -> Vec<AgentInterface> {
+    let interface = |binding: &str, url: &str| AgentInterface {
+        url: url.to_string(),
+        protocol_binding: binding.to_string(),
+        protocol_version: dialect.protocol_version().map(str::to_string),
+    };
+    let mut interfaces = vec![interface("JSONRPC", url)];
+    if dialect == Dialect::V1_0 {
+        interfaces.push(interface(http_json::BINDING, url.trim_end_matches('/')));
+    }
+    interfaces
 }

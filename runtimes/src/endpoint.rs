@@ -38,9 +38,12 @@ pub(crate) async fn handle(
                 outcome: Ok(*result),
             },
         ),
-        Ok(Answer::Stream(subscription)) => {
-            stream::response(subscription, request.id, dialect, &host.personality)
-        }
+        Ok(Answer::Stream(subscription)) => stream::response(
+            subscription,
+            stream::Framing::JsonRpc(request.id),
+            dialect,
+            &host.personality,
+        ),
         Err(error) => answer_error(&host, dialect, request.id, Some(method), error),
     }
 }
@@ -148,7 +151,7 @@ fn envelope_id(json: &Value) -> RequestId {
 
 /// A request the codec refused: a broken envelope is an invalid request, anything in
 /// `params` is invalid params.
-fn invalid(problem: DecodeError) -> RpcError {
+pub(crate) fn invalid(problem: DecodeError) -> RpcError {
     let code = match problem.field.as_str() {
         "" | "jsonrpc" | "id" | "method" => ErrorCode::InvalidRequest,
         _ => ErrorCode::InvalidParams,
@@ -156,12 +159,12 @@ fn invalid(problem: DecodeError) -> RpcError {
     RpcError::new(code, problem.to_string())
 }
 
-enum Answer {
+pub(crate) enum Answer {
     Result(Box<RpcResult>),
     Stream(crate::store::Subscription),
 }
 
-async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError> {
+pub(crate) async fn dispatch(host: &Arc<Host>, request: Request) -> Result<Answer, RpcError> {
     match request {
         Request::SendMessage(params) => {
             accepts(host, &params.message)?;

@@ -18,6 +18,7 @@ mod card;
 mod card_cache;
 mod endpoint;
 mod executor;
+mod http_json;
 mod media;
 mod personality;
 mod runtime;

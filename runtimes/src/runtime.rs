@@ -1,6 +1,7 @@
 //! A runtime: a personality speaking one dialect, as an `axum::Router`.
 //!
-//! The router serves the Agent Card at the dialect's well-known path and JSON-RPC at `/`.
+//! The router serves the Agent Card at the dialect's well-known path and JSON-RPC at `/`;
+//! a v1.0 runtime also serves the HTTP+JSON binding's routes ([`crate::http_json`]).
 //! It does no I/O of its own: the simulation serves it over turmoil, `meshsim serve` over
 //! real TCP.
 
@@ -9,7 +10,7 @@ use crate::card::agent_card;
 use crate::personality::Personality;
 use crate::store::Host;
 use crate::truth::GroundTruth;
-use crate::{card_cache, endpoint};
+use crate::{card_cache, endpoint, http_json};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
@@ -99,13 +100,17 @@ impl Runtime {
             self.max_tasks,
         );
         let started = self.clock.now();
-        Router::new()
+        let router = Router::new()
             .route(
                 self.dialect.card_path(),
                 get(move |host, headers| card(host, headers, started)),
             )
-            .route("/", post(endpoint::handle))
-            .with_state(host)
+            .route("/", post(endpoint::handle));
+        let router = match self.dialect {
+            Dialect::V1_0 => router.merge(http_json::routes()),
+            Dialect::V0_1 | Dialect::V0_3 => router,
+        };
+        router.with_state(host)
     }
 }
 
@@ -204,12 +209,21 @@ mod tests {
             .iter()
             .map(|interface| &interface["protocolVersion"])
             .collect();
-        assert_eq!(versions, ["1.0", "0.3"]);
+        // v1.0 over JSON-RPC and HTTP+JSON, then v0.3.
+        assert_eq!(versions, ["1.0", "1.0", "0.3"]);
         assert_eq!(legacy["supportedInterfaces"][0]["url"], "http://agent:9/");
+        let bindings = |card: &Value| -> Vec<Value> {
+            card["supportedInterfaces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|interface| interface["protocolBinding"].clone())
+                .collect()
+        };
         let modern = card_json("a2a-js-1.3", Some("1.0")).await;
-        assert_eq!(modern["supportedInterfaces"].as_array().unwrap().len(), 1);
+        assert_eq!(bindings(&modern), ["JSONRPC", "HTTP+JSON"]);
         assert!(modern.get("protocolVersion").is_none());
         let plain = card_json("python-correct", None).await;
-        assert_eq!(plain["supportedInterfaces"].as_array().unwrap().len(), 1);
+        assert_eq!(bindings(&plain), ["JSONRPC", "HTTP+JSON"]);
     }
 }

@@ -1,5 +1,6 @@
-//! SSE response bodies: a task's events, each a JSON-RPC response encoded by the dialect's
-//! codec in one `data:` line, with `: ping` comments when the personality sends keep-alives.
+//! SSE response bodies: a task's events, each encoded by the dialect's codec in one `data:`
+//! line (a JSON-RPC response, or over HTTP+JSON the bare `StreamResponse`), with `: ping`
+//! comments when the personality sends keep-alives.
 
 use crate::personality::Personality;
 use crate::store::Subscription;
@@ -7,16 +8,24 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Response, header};
 use bytes::Bytes;
 use meshsim_protocol::{
-    Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, sse,
+    Dialect, ErrorCode, RequestId, RpcError, RpcResponse, RpcResult, StreamEvent, http_json, sse,
 };
 use meshsim_time::{Instant, Interval};
 use meshsim_trace::TraceEvent;
 use std::convert::Infallible;
 
+/// How each event is framed.
+pub(crate) enum Framing {
+    /// In a JSON-RPC response to the request with this id.
+    JsonRpc(RequestId),
+    /// HTTP+JSON: the `StreamResponse` itself, an error as the binding's error body.
+    Bare,
+}
+
 /// What a stream body needs between two events.
 struct StreamState {
     subscription: Subscription,
-    request_id: RequestId,
+    framing: Framing,
     dialect: Dialect,
     keep_alive: Option<Interval>,
 }
@@ -29,7 +38,7 @@ enum Next {
 /// An SSE response carrying the subscription's events until the store closes it.
 pub(crate) fn response(
     subscription: Subscription,
-    request_id: RequestId,
+    framing: Framing,
     dialect: Dialect,
     personality: &Personality,
 ) -> Response<Body> {
@@ -38,7 +47,7 @@ pub(crate) fn response(
         .map(|period| Interval::delayed_at(Instant::now() + period, period)); // wall-clock-ok: meshsim_time::Instant, simulated time in a run
     let state = StreamState {
         subscription,
-        request_id,
+        framing,
         dialect,
         keep_alive,
     };
@@ -79,25 +88,38 @@ fn event_frame(state: &StreamState, mut event: StreamEvent) -> String {
         update.is_final = Some(state.subscription.closes_on(update.status.state));
     }
     let codec = state.dialect.codec();
+    let request_id = match &state.framing {
+        Framing::JsonRpc(id) => id.clone(),
+        Framing::Bare => RequestId::Null,
+    };
     let response = RpcResponse {
-        id: state.request_id.clone(),
+        id: request_id.clone(),
         outcome: Ok(RpcResult::Event(event)),
     };
-    let encoded = codec.encode_response(&response).or_else(|problem| {
-        TraceEvent::StreamErrorAnswered {
-            task: state.subscription.task_id.as_str().into(),
-            code: ErrorCode::InternalError.code(),
-            problem: problem.to_string().into(),
+    let payload = match codec.encode_response(&response) {
+        Ok(mut encoded) => match state.framing {
+            Framing::JsonRpc(_) => encoded.value,
+            Framing::Bare => encoded.value["result"].take(),
+        },
+        Err(problem) => {
+            TraceEvent::StreamErrorAnswered {
+                task: state.subscription.task_id.as_str().into(),
+                code: ErrorCode::InternalError.code(),
+                problem: problem.to_string().into(),
+            }
+            .emit();
+            let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
+            match state.framing {
+                Framing::JsonRpc(_) => match codec.encode_response(&RpcResponse {
+                    id: request_id,
+                    outcome: Err(error),
+                }) {
+                    Ok(encoded) => encoded.value,
+                    Err(problem) => return sse::comment(&format!("unencodable event: {problem}")),
+                },
+                Framing::Bare => http_json::error_body(&error),
+            }
         }
-        .emit();
-        let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
-        codec.encode_response(&RpcResponse {
-            id: state.request_id.clone(),
-            outcome: Err(error),
-        })
-    });
-    match encoded {
-        Ok(encoded) => sse::frame(&encoded.value.to_string()),
-        Err(problem) => sse::comment(&format!("unencodable event: {problem}")),
-    }
+    };
+    sse::frame(&payload.to_string())
 }

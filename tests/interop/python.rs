@@ -6,8 +6,8 @@
 //! personality, served by `meshsim serve`, measures the same profile in both dialects, as
 //! does the personality file `meshsim probe --personality-out` writes of the SDK. The
 //! SDK's own client (`interop/python/client.py`) is the witness of every built-in
-//! personality in v1.0 and v0.3. A `ListTasks` status outside the proto is read as the SDK
-//! reads it.
+//! personality in v1.0 and v0.3, and over the v1.0 HTTP+JSON binding. A `ListTasks` status
+//! outside the proto is read as the SDK reads it.
 //!
 //! One agent process serves every step and is killed when the test ends, pass or fail.
 
@@ -15,7 +15,9 @@ use crate::support::calibration::{assert_calibrated, assert_documented_lifecycle
 use crate::support::decoding::{play_script, raw_error, reasons, reconciling_completes};
 use crate::support::list_filter::{one_task, status_filter_counts};
 use crate::support::process::{probe, probe_into_personality, start_agent, start_mock};
-use crate::support::witness::witness_every_personality;
+use crate::support::witness::{
+    witness_every_personality, witness_every_personality_over_http_json,
+};
 use crate::support::{Sdk, install, install_dir, runtime};
 use meshsim_protocol::{Dialect, ErrorCode, Method};
 use serde_json::json;
@@ -96,4 +98,13 @@ fn a2a_python_sdk_interop_and_calibration() {
 fn the_official_python_client_reads_back_every_personality() {
     let Some(()) = install(SDK) else { return };
     witness_every_personality(SDK);
+}
+
+/// The same witness over the v1.0 HTTP+JSON binding: the client, allowed only that binding,
+/// finds it in the Card of every built-in personality and reads back the completed
+/// lifecycle through it.
+#[test]
+fn the_official_python_client_reads_back_every_personality_over_http_json() {
+    let Some(()) = install(SDK) else { return };
+    witness_every_personality_over_http_json();
 }

@@ -93,7 +93,7 @@ impl ServeGuard {
 
 async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) -> Response<Body> {
     let in_flight = InFlight::new(&guard.in_flight);
-    if request.method() != HttpMethod::POST {
+    if request.method() != HttpMethod::POST && !is_task_resource(request.uri().path()) {
         return public(&guard, request).await;
     }
     let Some(tenant) = guard.tenant(request.headers()).cloned() else {
@@ -118,7 +118,7 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
             return response;
         }
     };
-    let permit = if opens_stream(&body) {
+    let permit = if opens_stream(parts.uri.path(), &body) {
         match Arc::clone(&guard.streams).try_acquire_owned() {
             Ok(permit) => Some(permit),
             Err(_) => {
@@ -184,9 +184,20 @@ fn refusal(dialect: Dialect, status: StatusCode, error: RpcError) -> Response<Bo
     answer
 }
 
-/// Whether a request body names a method that answers with a stream, in any dialect (a
-/// v1.0 runtime with the v0.3 compatibility layer serves v0.3 names too).
-fn opens_stream(body: &[u8]) -> bool {
+/// Whether a request is for the v1.0 HTTP+JSON binding's resources, which GET and DELETE
+/// reach as well as POST (and which need a token like any call); any other GET is the
+/// Card's.
+fn is_task_resource(path: &str) -> bool {
+    path == "/tasks" || path.starts_with("/tasks/") || path == "/extendedAgentCard"
+}
+
+/// Whether a request answers with a stream: an HTTP+JSON streaming route
+/// (`/message:stream`, `/tasks/{id}:subscribe`), or a body naming a streaming method in any
+/// dialect (a v1.0 runtime with the v0.3 compatibility layer serves v0.3 names too).
+fn opens_stream(path: &str, body: &[u8]) -> bool {
+    if path.ends_with(":stream") || path.ends_with(":subscribe") {
+        return true;
+    }
     let Ok(json) = serde_json::from_slice::<Value>(body) else {
         return false;
     };

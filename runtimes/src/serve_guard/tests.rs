@@ -29,7 +29,7 @@ fn tenant(name: &'static str) -> Router {
     Router::new().route(
         "/",
         post(move |body: Bytes| async move {
-            if opens_stream(&body) {
+            if opens_stream("/", &body) {
                 let events = futures_util::stream::once(async move {
                     Ok::<_, Infallible>(Bytes::from(format!("data: {name}\n\n")))
                 })
@@ -285,10 +285,17 @@ fn streaming_methods_are_recognised_in_every_dialect() {
         "SubscribeToTask",
     ] {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method}).to_string();
-        assert!(opens_stream(body.as_bytes()), "{method}");
+        assert!(opens_stream("/", body.as_bytes()), "{method}");
     }
     for body in [SEND, "not json", r#"{"id":1}"#, r#"{"method":"tasks/get"}"#] {
-        assert!(!opens_stream(body.as_bytes()), "{body}");
+        assert!(!opens_stream("/", body.as_bytes()), "{body}");
+    }
+    // HTTP+JSON names the method in its route.
+    for path in ["/message:stream", "/tasks/t-1:subscribe"] {
+        assert!(opens_stream(path, b""), "{path}");
+    }
+    for path in ["/message:send", "/tasks/t-1", "/tasks/t-1:cancel"] {
+        assert!(!opens_stream(path, b"{}"), "{path}");
     }
 }
 

@@ -1,8 +1,8 @@
 //! The runtime personalities as a peer sees them: the origin incident's steps in process and over TCP,
 //! each knob, personality files, the SDK-calibrated and TCK conventions, the bounded task
 //! store, the sidecar, the simulated runtimes under turmoil, and the served bytes of every
-//! method against the official schema or proto message of its response, and requests with
-//! values outside the spec.
+//! method against the official schema or proto message of its response, requests with
+//! values outside the spec, and the HTTP+JSON binding beside JSON-RPC.
 
 mod support;
 // The official-spec checkers of the protocol's wire tests, for the served bytes.
@@ -12,6 +12,7 @@ mod proto;
 mod spec;
 
 mod bounded_store;
+mod http_json;
 mod knobs;
 mod personality_files;
 mod sdk_calibrated;

@@ -77,6 +77,13 @@ impl Sdk {
         command
     }
 
+    /// The same, allowed only `binding` (e.g. `HTTP+JSON`; the Python client only).
+    pub fn client_command_over(self, url: &str, binding: &str) -> Command {
+        let mut command = self.client_command(url);
+        command.arg(binding);
+        command
+    }
+
     /// How its client names the errors the witness expects.
     pub fn client_errors(self) -> ClientErrors {
         match self {

@@ -182,10 +182,16 @@ fn probe_with(url: &str, more: &[&str]) -> Value {
 /// Runs `sdk`'s official client through a whole lifecycle against `url`; what it parsed at
 /// each step, as the JSON object it prints.
 pub fn official_client(sdk: Sdk, url: &str) -> Value {
-    let output = sdk
-        .client_command(url)
-        .output()
-        .expect("the official client runs");
+    client_report(sdk, url, sdk.client_command(url))
+}
+
+/// [`official_client`] allowed only `binding` (the Python client only).
+pub fn official_client_over(sdk: Sdk, url: &str, binding: &str) -> Value {
+    client_report(sdk, url, sdk.client_command_over(url, binding))
+}
+
+fn client_report(sdk: Sdk, url: &str, mut command: std::process::Command) -> Value {
+    let output = command.output().expect("the official client runs");
     let name = sdk.name();
     assert!(
         output.status.success(),

@@ -8,7 +8,7 @@
 //! canceled while it waits, and `get_task` of a task that does not exist.
 
 use super::decoding::raw_post;
-use super::process::{official_client, start_mock};
+use super::process::{official_client, official_client_over, start_mock};
 use super::{ClientErrors, Sdk};
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::Personality;
@@ -25,6 +25,23 @@ pub fn witness_every_personality(sdk: Sdk) {
             let seen = official_client(sdk, &url);
             assert_witnessed(&personality, dialect, &url, &seen, sdk.client_errors());
         }
+    }
+}
+
+/// Runs the Python client, allowed only the HTTP+JSON binding, against every built-in
+/// personality served in v1.0, and asserts what it saw as [`witness_every_personality`] does
+/// (the read-back compared with what JSON-RPC serves for the same tasks: one store).
+pub fn witness_every_personality_over_http_json() {
+    for personality in meshsim_runtimes::builtins() {
+        let (_mock, url) = start_mock(&personality.name, Dialect::V1_0.name());
+        let seen = official_client_over(Sdk::Python, &url, "HTTP+JSON");
+        assert_witnessed(
+            &personality,
+            Dialect::V1_0,
+            &url,
+            &seen,
+            Sdk::Python.client_errors(),
+        );
     }
 }
 
