@@ -113,8 +113,8 @@ async fn call(router: &Router, binding: Binding, request: Request) -> Outcome {
         let mut events = Vec::new();
         // A personality that keeps its stream open (and pings on it) is read for a minute
         // of paused time.
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while let Ok(Some(frame)) = tokio::time::timeout_at(deadline, body.frame()).await {
+        let deadline = meshsim_time::Instant::now() + Duration::from_secs(60); // wall-clock-ok: paused tokio time in a test
+        while let Ok(Some(frame)) = meshsim_time::timeout_at(deadline, body.frame()).await {
             let Ok(data) = frame.unwrap().into_data() else {
                 continue;
             };
