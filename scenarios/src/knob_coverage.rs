@@ -294,7 +294,7 @@ impl Coverage {
         self.personalities == 0
     }
 
-    /// The summary over every knob of [`KNOBS`].
+    /// The summary over every knob of `KNOBS`.
     pub fn summary(&self) -> CoverageSummary {
         let empty = BTreeSet::new();
         let mut summary = CoverageSummary {

@@ -58,7 +58,7 @@ impl RuntimeChoice {
         }
     }
 
-    /// The swarm: every run draws its own personality ([`runtime_swarm::draw`]).
+    /// The swarm: every run draws its own personality (`runtime_swarm::draw`).
     pub fn swarm() -> Self {
         RuntimeChoice {
             label: SWARM_RUNTIME.to_string(),

@@ -13,7 +13,7 @@ impl Matrix {
     /// expectation. The environment narrows or widens it ([`TestEnv`]: `MESHSIM_SEED`,
     /// `MESHSIM_SEEDS`, `MESHSIM_RUNTIME`, `MESHSIM_SCENARIO`, `MESHSIM_DIALECT`,
     /// `MESHSIM_FAULTS`); the runs remembered in the regressions file beside the calling
-    /// test run first, and a failing run is added to it ([`crate::regressions`]).
+    /// test run first, and a failing run is added to it (`crate::regressions`).
     #[track_caller]
     pub fn run(&self) -> SweepOutcome {
         let caller = TestCaller::here(std::panic::Location::caller());

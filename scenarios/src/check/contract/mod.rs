@@ -9,6 +9,8 @@
 //! last its one outcome. [`parse_report`] turns those lines into the [`JobReport`] the oracle
 //! reads, or names the line and field that break the contract; [`report_lines`] writes a
 //! [`JobReport`] in the same form (what `meshsim consume` does for the built-in consumers).
+//!
+//! [`JobReport`]: meshsim_consumer::JobReport
 
 mod line;
 mod order;
