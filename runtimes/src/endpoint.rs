@@ -270,7 +270,11 @@ fn answer_error(
 
 /// A JSON-RPC response as an HTTP 200 JSON body, shaped as the answer to `method` (v1.0's
 /// `GetTask` and `CancelTask` return the bare `Task`, `SendMessage` a `SendMessageResponse`).
-fn json(dialect: Dialect, method: Option<Method>, response: RpcResponse) -> Response<Body> {
+pub(crate) fn json(
+    dialect: Dialect,
+    method: Option<Method>,
+    response: RpcResponse,
+) -> Response<Body> {
     let codec = dialect.codec();
     let encoded = match method {
         Some(method) => codec.encode_response_to(method, &response),

@@ -20,7 +20,7 @@ use bearer::{advertise_bearer, holder, unauthenticated};
 use body::read_body;
 use http_body_util::BodyExt;
 use meshsim_protocol::{Dialect, ErrorCode, RequestId, RpcError, RpcResponse};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use stream::{GuardedStream, InFlight};
@@ -163,24 +163,15 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
     })
 }
 
-/// A JSON-RPC error body (id null: the request was not read) with an HTTP status.
+/// A JSON-RPC error body (id null: the request was not read) with an HTTP status, encoded as
+/// the endpoint encodes its own answers.
 fn refusal(dialect: Dialect, status: StatusCode, error: RpcError) -> Response<Body> {
     let response = RpcResponse {
         id: RequestId::Null,
         outcome: Err(error),
     };
-    let body = match dialect.codec().encode_response(&response) {
-        Ok(encoded) => encoded.value.to_string(),
-        Err(problem) => json!({"jsonrpc": "2.0", "id": null,
-            "error": {"code": -32603, "message": problem.to_string()}})
-        .to_string(),
-    };
-    let mut answer = Response::new(Body::from(body));
+    let mut answer = crate::endpoint::json(dialect, None, response);
     *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
     answer
 }
 

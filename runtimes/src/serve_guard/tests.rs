@@ -9,6 +9,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use futures_util::StreamExt;
+use serde_json::json;
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
