@@ -1,0 +1,162 @@
+//! Reading a personality document: parsing with errors that name the field, and the
+//! checks serde cannot make.
+
+use super::Personality;
+use std::path::Path;
+
+/// A personality file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PersonalityError {
+    #[error("cannot read personality file {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{name}` is neither a built-in personality ({builtins}) nor a file")]
+    Unknown { name: String, builtins: String },
+    #[error("personality file {path}: field `{field}`: {problem}")]
+    Field {
+        path: String,
+        field: String,
+        problem: String,
+    },
+}
+
+impl Personality {
+    /// Parses a personality from JSON; `origin` names the document in errors.
+    pub fn from_json(json: &str, origin: &str) -> Result<Self, PersonalityError> {
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let personality: Personality = serde_path_to_error::deserialize(&mut deserializer)
+            .map_err(|error| {
+                let field = error.path().to_string();
+                PersonalityError::Field {
+                    path: origin.to_string(),
+                    field: if field == "." {
+                        "(document)".to_string()
+                    } else {
+                        field
+                    },
+                    problem: error.into_inner().to_string(),
+                }
+            })?;
+        personality.validate(origin)?;
+        Ok(personality)
+    }
+
+    /// Reads and parses a personality file.
+    pub fn load(path: &Path) -> Result<Self, PersonalityError> {
+        let origin = path.display().to_string();
+        let json = std::fs::read_to_string(path).map_err(|source| PersonalityError::Read {
+            path: origin.clone(),
+            source,
+        })?;
+        Self::from_json(&json, &origin)
+    }
+
+    /// Checks what serde cannot: ranges that must be ordered, periods that must be positive.
+    fn validate(&self, origin: &str) -> Result<(), PersonalityError> {
+        let field = |field: &str, problem: String| PersonalityError::Field {
+            path: origin.to_string(),
+            field: field.to_string(),
+            problem,
+        };
+        if self.work.min_ms > self.work.max_ms {
+            return Err(field(
+                "work.max_ms",
+                format!(
+                    "{} is below work.min_ms ({})",
+                    self.work.max_ms, self.work.min_ms
+                ),
+            ));
+        }
+        if self.keep_alive_ms == Some(0) {
+            return Err(field(
+                "keep_alive_ms",
+                "must be positive (omit it for no pings)".into(),
+            ));
+        }
+        if let Some(sidecar) = self.sidecar {
+            for (name, timeout) in [
+                ("sidecar.route_timeout_ms", sidecar.route_timeout_ms),
+                ("sidecar.idle_timeout_ms", sidecar.idle_timeout_ms),
+            ] {
+                if timeout == Some(0) {
+                    return Err(field(name, "must be positive (null for none)".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::personality::Reaping;
+    use crate::sidecar::Sidecar;
+
+    #[test]
+    fn empty_document_is_the_spec_correct_default() {
+        let personality = Personality::from_json("{}", "inline").unwrap();
+        assert_eq!(personality, Personality::default());
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let error =
+            Personality::from_json(r#"{"resubscribe_mode": "resume"}"#, "x.json").unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("x.json"), "{text}");
+        assert!(text.contains("resubscribe_mode"), "{text}");
+    }
+
+    #[test]
+    fn bad_nested_value_names_its_path() {
+        let error =
+            Personality::from_json(r#"{"cancel": {"working": "maybe"}}"#, "p.json").unwrap_err();
+        match error {
+            PersonalityError::Field { field, problem, .. } => {
+                assert_eq!(field, "cancel.working");
+                assert!(problem.contains("maybe"), "{problem}");
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn reaping_with_parameters_parses() {
+        let personality =
+            Personality::from_json(r#"{"reaping": {"ttl": {"after_ms": 500}}}"#, "inline").unwrap();
+        assert_eq!(personality.reaping, Reaping::Ttl { after_ms: 500 });
+    }
+
+    #[test]
+    fn a_sidecar_parses_and_a_zero_timeout_is_refused() {
+        let personality = Personality::from_json(
+            r#"{"sidecar": {"route_timeout_ms": 5000, "idle_timeout_ms": null}}"#,
+            "inline",
+        )
+        .unwrap();
+        assert_eq!(
+            personality.sidecar,
+            Some(Sidecar {
+                route_timeout_ms: Some(5000),
+                idle_timeout_ms: None
+            })
+        );
+        let error =
+            Personality::from_json(r#"{"sidecar": {"idle_timeout_ms": 0}}"#, "s.json").unwrap_err();
+        assert!(
+            error.to_string().contains("sidecar.idle_timeout_ms"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn inverted_work_range_is_refused() {
+        let error = Personality::from_json(r#"{"work": {"min_ms": 9, "max_ms": 3}}"#, "w.json")
+            .unwrap_err();
+        assert!(error.to_string().contains("work.max_ms"), "{error}");
+    }
+}
