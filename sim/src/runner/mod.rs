@@ -6,9 +6,11 @@
 mod apply;
 mod config;
 mod fast_forward;
+mod nodes;
 mod record;
 #[allow(clippy::module_inception)]
 mod runner;
+mod step_loop;
 
 pub use config::RunConfig;
 pub use record::{NodeOutcome, NodeReport, Role, Run, RunRecord};
