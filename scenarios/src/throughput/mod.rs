@@ -10,12 +10,15 @@
 //!   with no network: `cost_over_floor` is simulated wall time per run over floor time.
 //!
 //! Every simulated figure is measured twice, side by side in one process: with idle
-//! fast-forward (the default) and with every step taken one by one ([`Stepping`]).
+//! fast-forward (the default) and with every step taken one by one ([`Stepping`]). And every
+//! figure is timed by two clocks ([`stopwatch`]): the thread's CPU time, which a busy
+//! machine does not move, and the wall clock; each figure says which.
 
 pub mod floor;
 pub mod http_message;
 pub mod real;
 pub mod simulated;
+pub mod stopwatch;
 pub mod tape;
 mod workload;
 
@@ -31,6 +34,7 @@ use serde::Serialize;
 use simulated::SimulatedSample;
 use std::ops::Range;
 use std::time::{Duration, Instant};
+use stopwatch::{Clock, Stopwatch};
 
 /// How much to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +77,24 @@ pub struct FloorSample {
     pub runs: u64,
     /// Exchanges (Card fetches and calls) per run, on average.
     pub exchanges_per_run: f64,
+    /// Timed by the thread's CPU time.
+    pub thread_cpu: FloorCost,
+    /// Timed by the wall clock.
+    pub wall: FloorCost,
+}
+
+impl FloorSample {
+    pub fn by(&self, clock: Clock) -> &FloorCost {
+        match clock {
+            Clock::ThreadCpu => &self.thread_cpu,
+            Clock::Wall => &self.wall,
+        }
+    }
+}
+
+/// The floor against the simulated runs, by one clock.
+#[derive(Debug, Clone, Serialize)]
+pub struct FloorCost {
     pub floor_us_per_run: f64,
     /// With fast-forward.
     pub simulated_us_per_run: f64,
@@ -85,19 +107,40 @@ pub struct FloorSample {
 /// One real run beside its simulated counterpart.
 #[derive(Debug, Clone, Serialize)]
 pub struct RealVsSimulated {
+    /// The real run, timed by the wall clock (it mostly waits on real timers).
     #[serde(flatten)]
     pub real: RealRun,
-    /// Wall time of the same seed simulated without faults, with fast-forward.
-    pub simulated_wall_ms: f64,
     /// Simulated time of that run: what the real run should take.
     pub simulated_time_ms: f64,
+    /// The same seed simulated without faults, timed by the thread's CPU time.
+    pub thread_cpu: SimulatedBeside,
+    /// The same, timed by the wall clock.
+    pub wall: SimulatedBeside,
+}
+
+impl RealVsSimulated {
+    pub fn by(&self, clock: Clock) -> &SimulatedBeside {
+        match clock {
+            Clock::ThreadCpu => &self.thread_cpu,
+            Clock::Wall => &self.wall,
+        }
+    }
+}
+
+/// A simulated run beside the real one, by one clock.
+#[derive(Debug, Clone, Serialize)]
+pub struct SimulatedBeside {
+    /// Time per run with fast-forward.
+    pub simulated_ms: f64,
+    /// The real run's wall time over that.
     pub speedup: f64,
-    /// Wall time of that simulated run with every step taken.
-    pub fixed_wall_ms: f64,
+    /// Time per run with every step taken.
+    pub fixed_ms: f64,
     pub fixed_speedup: f64,
 }
 
-/// Sweep throughput on one and on two threads.
+/// Sweep throughput on one and on two threads, by the wall clock (the point is how much
+/// sooner a sweep ends, so it is the one figure the thread's CPU time cannot give).
 #[derive(Debug, Clone, Serialize)]
 pub struct Scaling {
     pub runs: usize,
@@ -118,11 +161,11 @@ pub struct Headline {
     pub cost_over_floor: f64,
 }
 
-/// Everything `meshsim bench` reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    /// The simulated time per step of every simulated run.
-    pub tick_ms: u64,
+/// The headline figures by one clock, fast-forward and fixed steps side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ByClock {
+    /// The clock every figure here was timed by.
+    pub clock: Clock,
     /// With idle fast-forward (the default): the figures the targets apply to.
     #[serde(flatten)]
     pub fast_forward: Headline,
@@ -130,6 +173,19 @@ pub struct Figures {
     pub fixed_steps: Headline,
     /// `seeds_per_sec` with fast-forward over with fixed steps.
     pub fast_forward_over_fixed: f64,
+}
+
+/// Everything `meshsim bench` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// The simulated time per step of every simulated run.
+    pub tick_ms: u64,
+    /// The headline, timed by the thread's CPU time: what a run costs, whatever else the
+    /// machine runs. (`speedup_vs_real` sets the real run's wall time against it.)
+    #[serde(flatten)]
+    pub thread_cpu: ByClock,
+    /// The same figures timed by the wall clock, which a busy machine depresses.
+    pub wall: ByClock,
     pub cores: usize,
     pub simulated: Vec<SimulatedSample>,
     pub real: Vec<RealVsSimulated>,
@@ -177,32 +233,11 @@ pub fn measure(
     } else {
         None
     };
-    let seeds_per_sec = |stepping: Stepping| {
-        let of = || {
-            simulated
-                .iter()
-                .filter(|sample| sample.stepping == stepping)
-        };
-        let runs: u64 = of().map(|sample| sample.runs).sum();
-        let wall_ms: f64 = of().map(|sample| sample.wall_ms).sum();
-        runs as f64 * 1000.0 / wall_ms.max(f64::MIN_POSITIVE)
-    };
-    let fast_forward = Headline {
-        seeds_per_sec: seeds_per_sec(Stepping::FastForward),
-        speedup_vs_real: geometric_mean(real.iter().map(|run| run.speedup)),
-        cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.cost_over_floor)),
-    };
-    let fixed_steps = Headline {
-        seeds_per_sec: seeds_per_sec(Stepping::Fixed),
-        speedup_vs_real: geometric_mean(real.iter().map(|run| run.fixed_speedup)),
-        cost_over_floor: geometric_mean(floor.iter().map(|sample| sample.fixed_cost_over_floor)),
-    };
+    let [thread_cpu, wall] = Clock::BOTH.map(|clock| by_clock(clock, &simulated, &real, &floor));
     Ok(Figures {
         tick_ms: u64::try_from(tick.as_millis()).unwrap_or(u64::MAX),
-        fast_forward,
-        fixed_steps,
-        fast_forward_over_fixed: fast_forward.seeds_per_sec
-            / fixed_steps.seeds_per_sec.max(f64::MIN_POSITIVE),
+        thread_cpu,
+        wall,
         cores: crate::parallel_sweep::default_threads(),
         simulated,
         real,
@@ -211,8 +246,50 @@ pub fn measure(
     })
 }
 
-/// Tapes each seed's run, then times replaying the tapes `rounds` times, against the same
-/// seeds simulated with fast-forward and with fixed steps.
+/// The headline figures of the samples, timed by `clock`.
+fn by_clock(
+    clock: Clock,
+    simulated: &[SimulatedSample],
+    real: &[RealVsSimulated],
+    floor: &[FloorSample],
+) -> ByClock {
+    let seeds_per_sec = |stepping: Stepping| {
+        let of = || {
+            simulated
+                .iter()
+                .filter(|sample| sample.stepping == stepping)
+        };
+        let runs: u64 = of().map(|sample| sample.runs).sum();
+        let ms: f64 = of().map(|sample| sample.ms(clock)).sum();
+        runs as f64 * 1000.0 / ms.max(f64::MIN_POSITIVE)
+    };
+    let fast_forward = Headline {
+        seeds_per_sec: seeds_per_sec(Stepping::FastForward),
+        speedup_vs_real: geometric_mean(real.iter().map(|run| run.by(clock).speedup)),
+        cost_over_floor: geometric_mean(
+            floor.iter().map(|sample| sample.by(clock).cost_over_floor),
+        ),
+    };
+    let fixed_steps = Headline {
+        seeds_per_sec: seeds_per_sec(Stepping::Fixed),
+        speedup_vs_real: geometric_mean(real.iter().map(|run| run.by(clock).fixed_speedup)),
+        cost_over_floor: geometric_mean(
+            floor
+                .iter()
+                .map(|sample| sample.by(clock).fixed_cost_over_floor),
+        ),
+    };
+    ByClock {
+        clock,
+        fast_forward,
+        fixed_steps,
+        fast_forward_over_fixed: fast_forward.seeds_per_sec
+            / fixed_steps.seeds_per_sec.max(f64::MIN_POSITIVE),
+    }
+}
+
+/// Tapes each seed's run, then times replaying the tapes `rounds` times by both clocks,
+/// against the same seeds simulated with fast-forward and with fixed steps.
 pub fn floor_of(
     personality: &str,
     seeds: Range<u64>,
@@ -225,26 +302,33 @@ pub fn floor_of(
             simulated::tape_incident(personality, seed, Faults::Swarm, tick).map(|(s, _)| s)
         })
         .collect::<Result<Vec<Script>, _>>()?;
-    let start = Instant::now(); // wall-clock-ok: the benchmark times runs from outside them
+    let stopwatch = Stopwatch::start();
     for _ in 0..rounds.max(1) {
         for script in &scripts {
             std::hint::black_box(script.replay()?);
         }
     }
+    let elapsed = stopwatch.elapsed();
     let replays = scripts.len() as f64 * f64::from(rounds.max(1));
-    let floor_us = start.elapsed().as_secs_f64() * 1e6 / replays.max(1.0);
-    let [simulated_us, fixed_us] =
-        [fast, fixed].map(|sample| sample.wall_per_run().as_secs_f64() * 1e6);
+    let cost = |clock: Clock| {
+        let floor_us = elapsed.by(clock).as_secs_f64() * 1e6 / replays.max(1.0);
+        let [simulated_us, fixed_us] =
+            [fast, fixed].map(|sample| sample.per_run(clock).as_secs_f64() * 1e6);
+        FloorCost {
+            floor_us_per_run: floor_us,
+            simulated_us_per_run: simulated_us,
+            cost_over_floor: simulated_us / floor_us.max(f64::MIN_POSITIVE),
+            fixed_us_per_run: fixed_us,
+            fixed_cost_over_floor: fixed_us / floor_us.max(f64::MIN_POSITIVE),
+        }
+    };
     let exchanges: usize = scripts.iter().map(Script::len).sum();
     Ok(FloorSample {
         personality: personality.to_string(),
         runs: scripts.len() as u64,
         exchanges_per_run: exchanges as f64 / scripts.len().max(1) as f64,
-        floor_us_per_run: floor_us,
-        simulated_us_per_run: simulated_us,
-        cost_over_floor: simulated_us / floor_us.max(f64::MIN_POSITIVE),
-        fixed_us_per_run: fixed_us,
-        fixed_cost_over_floor: fixed_us / floor_us.max(f64::MIN_POSITIVE),
+        thread_cpu: cost(Clock::ThreadCpu),
+        wall: cost(Clock::Wall),
     })
 }
 
@@ -274,14 +358,20 @@ pub fn real_vs_simulated(
                 )
             });
             let (fast, fixed) = (fast?, fixed?);
-            let [simulated_wall_ms, fixed_wall_ms] =
-                [&fast, &fixed].map(|sample| sample.wall_ms / sample.runs.max(1) as f64);
+            let beside = |clock: Clock| {
+                let [simulated_ms, fixed_ms] =
+                    [&fast, &fixed].map(|sample| sample.ms(clock) / sample.runs.max(1) as f64);
+                SimulatedBeside {
+                    simulated_ms,
+                    speedup: real.wall_ms / simulated_ms.max(f64::MIN_POSITIVE),
+                    fixed_ms,
+                    fixed_speedup: real.wall_ms / fixed_ms.max(f64::MIN_POSITIVE),
+                }
+            };
             Ok(RealVsSimulated {
                 simulated_time_ms: fast.simulated_ms as f64 / fast.runs.max(1) as f64,
-                speedup: real.wall_ms / simulated_wall_ms.max(f64::MIN_POSITIVE),
-                simulated_wall_ms,
-                fixed_speedup: real.wall_ms / fixed_wall_ms.max(f64::MIN_POSITIVE),
-                fixed_wall_ms,
+                thread_cpu: beside(Clock::ThreadCpu),
+                wall: beside(Clock::Wall),
                 real,
             })
         })

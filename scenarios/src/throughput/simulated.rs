@@ -2,6 +2,7 @@
 //! the same runs taped for the protocol floor.
 
 use super::floor::Script;
+use super::stopwatch::{Clock, Stopwatch};
 use super::tape::{Tapes, TapingConnector};
 use super::workload::{DIALECT, Stepping, incident};
 use crate::consumer_choice::{ConsumerChoice, sim_client};
@@ -10,7 +11,7 @@ use crate::run_spec::Faults;
 use meshsim_consumer::{ReconcilingConfig, ReconcilingConsumer};
 use serde::Serialize;
 use std::ops::Range;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A batch of simulated runs of one personality.
 #[derive(Debug, Clone, Serialize)]
@@ -22,26 +23,34 @@ pub struct SimulatedSample {
     /// Runs whose every invariant held.
     pub holds: u64,
     pub wall_ms: f64,
+    /// The calling thread's CPU time over the runs (they run entirely on it).
+    pub thread_cpu_ms: f64,
     /// Simulated time summed over the runs.
     pub simulated_ms: u64,
 }
 
 impl SimulatedSample {
-    pub fn seeds_per_sec(&self) -> f64 {
-        per_sec(self.runs, self.wall_ms)
+    /// The time the runs took by `clock`, in milliseconds.
+    pub fn ms(&self, clock: Clock) -> f64 {
+        match clock {
+            Clock::ThreadCpu => self.thread_cpu_ms,
+            Clock::Wall => self.wall_ms,
+        }
     }
 
-    /// Wall time per run.
-    pub fn wall_per_run(&self) -> Duration {
-        Duration::from_secs_f64(self.wall_ms / 1000.0 / self.runs.max(1) as f64)
+    /// Runs per second of `clock`.
+    pub fn seeds_per_sec(&self, clock: Clock) -> f64 {
+        let ms = self.ms(clock);
+        if ms > 0.0 {
+            self.runs as f64 * 1000.0 / ms
+        } else {
+            0.0
+        }
     }
-}
 
-fn per_sec(runs: u64, wall_ms: f64) -> f64 {
-    if wall_ms > 0.0 {
-        runs as f64 * 1000.0 / wall_ms
-    } else {
-        0.0
+    /// Time per run by `clock`.
+    pub fn per_run(&self, clock: Clock) -> Duration {
+        Duration::from_secs_f64(self.ms(clock) / 1000.0 / self.runs.max(1) as f64)
     }
 }
 
@@ -57,7 +66,8 @@ pub fn run_incident(
     run(&spec, &stepping.options()).map_err(|error| error.to_string())
 }
 
-/// Runs the incident for every seed of `seeds`, `rounds` times over, and times it all.
+/// Runs the incident for every seed of `seeds`, `rounds` times over, and times it all by
+/// both clocks.
 pub fn simulate(
     personality: &str,
     seeds: Range<u64>,
@@ -76,10 +86,11 @@ pub fn simulate(
         runs: 0,
         holds: 0,
         wall_ms: 0.0,
+        thread_cpu_ms: 0.0,
         simulated_ms: 0,
     };
     let options = stepping.options();
-    let start = Instant::now(); // wall-clock-ok: the benchmark times simulated runs from outside them
+    let stopwatch = Stopwatch::start();
     for _ in 0..rounds.max(1) {
         for spec in &specs {
             let result = run(spec, &options).map_err(|error| error.to_string())?;
@@ -88,7 +99,9 @@ pub fn simulate(
             sample.simulated_ms += result.elapsed_ms;
         }
     }
-    sample.wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let elapsed = stopwatch.elapsed();
+    sample.wall_ms = elapsed.wall.as_secs_f64() * 1000.0;
+    sample.thread_cpu_ms = elapsed.thread_cpu.as_secs_f64() * 1000.0;
     Ok(sample)
 }
 
