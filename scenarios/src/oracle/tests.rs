@@ -2,14 +2,19 @@
 //! truth written by hand, times in milliseconds since the run started.
 
 use super::*;
+use crate::invariant::Invariant;
 use TaskState::{Canceled, Completed, Failed, InputRequired, Submitted, Working};
 use meshsim_consumer::{
-    Abandonment, AppliedEvent, CancelResult, DeadlineHit, Deadlines, JobReport, ProfileKey,
-    ResubscribeBehaviour, TaskView, ledger::EventKind,
+    Abandonment, AppliedEvent, CancelResult, DeadlineHit, Deadlines, Job, JobReport, Outcome,
+    PeerLifecycleProfile, ProfileKey, ResubscribeBehaviour, TaskView,
+    ledger::{EventKind, EventRef},
 };
-use meshsim_runtimes::{Origin, Transition};
+use meshsim_protocol::TaskState;
+use meshsim_runtimes::{Fate, GroundTruth, Origin, TaskTruth, Transition};
 use meshsim_sim::{Recorder, SimTime, Trace};
 use meshsim_trace::{Applied, TraceEvent};
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// The pinned epoch of the crafted runs.
 const EPOCH: Duration = Duration::from_secs(1_000);

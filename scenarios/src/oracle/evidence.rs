@@ -1,0 +1,79 @@
+//! What the oracle is given after a run: the jobs with what their consumers reported, each
+//! host's ground truth, personality and real profile, the trace, and the run's times.
+
+use meshsim_consumer::{Job, JobReport, PeerLifecycleProfile, ledger::EventRef};
+use meshsim_runtimes::{GroundTruth, Personality, TaskTruth};
+use meshsim_sim::Trace;
+use meshsim_trace::TraceLine;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One job of a run: what was asked, of which host, and what the consumer reported
+/// (`None` when it never finished).
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    pub job: Job,
+    pub host: String,
+    pub report: Option<JobReport>,
+}
+
+/// What the oracle is given after a run.
+pub struct Evidence<'a> {
+    pub jobs: &'a [JobRun],
+    /// Each runtime host's ground truth, by host name.
+    pub truths: &'a BTreeMap<String, GroundTruth>,
+    /// Each host's real lifecycle profile, where the scenario makes it well defined.
+    pub profiles: &'a BTreeMap<String, PeerLifecycleProfile>,
+    /// Each runtime host's personality (what makes a job impossible).
+    pub personalities: &'a BTreeMap<String, Personality>,
+    /// Whether every client finished within the liveness bound.
+    pub converged: bool,
+    /// Simulated time at the end of the run.
+    pub end: Duration,
+    /// When the run's faults were over (the heal at the chaos phase's end), zero for a run
+    /// without faults: before it the peer may have been unreachable or restarting.
+    pub faults_end: Duration,
+    /// The run's trace: when the consumer applied what (where it traced it).
+    pub trace: &'a Trace,
+    /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this
+    /// are times since the run started.
+    pub epoch: Duration,
+}
+
+impl Evidence<'_> {
+    pub(super) fn since_start(&self, at: Duration) -> u64 {
+        millis(at.saturating_sub(self.epoch))
+    }
+
+    pub(super) fn end_ms(&self) -> u64 {
+        millis(self.end)
+    }
+
+    /// When the consumer applied `event` to `task` in `job`, from its `applied` trace line,
+    /// in milliseconds since the start; `None` when it traced none (a user's consumer need
+    /// not). Only read when a violation needs it, so a passing run pays nothing.
+    pub(super) fn applied_at(&self, job: &str, task: &str, event: &EventRef) -> Option<u64> {
+        self.trace
+            .lines()
+            .iter()
+            .filter_map(|line| TraceLine::parse_applied(line))
+            .find(|(_, applied)| {
+                applied.job == job
+                    && applied.task == task
+                    && applied.connection == event.connection
+                    && applied.index == event.index
+            })
+            .map(|(micros, _)| micros / 1000)
+    }
+
+    pub(super) fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {
+        self.truths
+            .get(host)
+            .map(|truth| truth.records(task))
+            .unwrap_or_default()
+    }
+}
+
+pub(super) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

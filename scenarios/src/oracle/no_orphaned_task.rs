@@ -1,0 +1,75 @@
+//! `no-orphaned-task`: no task a consumer knew of is left live on its runtime; a cancel the
+//! peer refused is the peer's fault.
+
+use super::evidence::Evidence;
+use super::verdict::{PeerFault, Violation, violation};
+use crate::invariant::Invariant;
+use meshsim_consumer::CancelResult;
+
+pub(super) fn no_orphaned_task(
+    evidence: &Evidence<'_>,
+    found: &mut Vec<Violation>,
+    peer_faults: &mut Vec<PeerFault>,
+) {
+    for (host, truth) in evidence.truths {
+        for record in truth.tasks() {
+            if !record.is_live() {
+                continue;
+            }
+            let owner = evidence.jobs.iter().find(|run| {
+                run.host == *host
+                    && run
+                        .report
+                        .as_ref()
+                        .is_some_and(|report| report.task(&record.id).is_some())
+            });
+            // A task no job ever learned of (its creating response was lost to a fault)
+            // cannot be finished or canceled by anyone: A2A has no idempotency key to
+            // find it by. Only tasks a consumer knew of and left behind are its doing.
+            let Some(owner) = owner else { continue };
+            let abandoned = owner
+                .report
+                .as_ref()
+                .and_then(|report| report.task(&record.id))
+                .and_then(|view| view.abandoned.as_ref());
+            if let Some(abandoned) = abandoned.filter(|abandoned| abandoned.cancel.is_refusal()) {
+                peer_faults.push(PeerFault {
+                    invariant: Invariant::NoOrphanedTask,
+                    job: owner.job.name.clone(),
+                    task: Some(record.id.clone()),
+                    peer: format!(
+                        "refused to cancel the task ({}); it is still `{}` on {host}",
+                        refusal(&abandoned.cancel),
+                        record.state
+                    ),
+                    consumer: format!(
+                        "asked to cancel it and reported the refusal (abandoned: {})",
+                        abandoned.reason
+                    ),
+                });
+                continue;
+            }
+            found.push(violation(
+                Invariant::NoOrphanedTask,
+                owner,
+                Some(&record.id),
+                evidence.end_ms(),
+                format!(
+                    "task is still `{}` on {host} after the job ended; nobody will finish or cancel it",
+                    record.state
+                ),
+            ));
+        }
+    }
+}
+
+/// How the peer refused a cancel, in words.
+fn refusal(cancel: &CancelResult) -> String {
+    match cancel {
+        CancelResult::NotCancelable => "answered -32002 TaskNotCancelable".to_string(),
+        CancelResult::Answered(state) => {
+            format!("answered with the task still `{state}`: the cancel was ignored")
+        }
+        other => format!("{other:?}"),
+    }
+}
