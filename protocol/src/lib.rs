@@ -17,6 +17,7 @@
 // The model, the envelopes and the codecs are the crate's vocabulary: their items are named
 // from the root. The helpers around them are namespaces (`sse::frame`, `clock::rfc3339`),
 // named with their module and not re-exported.
+mod binding;
 pub mod clock;
 mod codec;
 pub mod detect;
@@ -29,6 +30,7 @@ pub mod sse;
 pub mod unrecognised;
 pub mod version;
 
+pub use binding::Binding;
 pub use codec::{Codec, DecodeError, Dialect, EncodeError, Encoded, Loss};
 pub use model::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, FileContent, Message, Part,

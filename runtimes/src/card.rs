@@ -1,8 +1,8 @@
 //! The Agent Card a personality serves: its claims, spelled for one dialect.
 
-use crate::personality::Personality;
+use crate::personality::{Bindings, Personality};
 use meshsim_protocol::{
-    AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Dialect, http_json,
+    AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Binding, Dialect,
 };
 
 /// The Card a personality serves in a dialect at `url`.
@@ -13,7 +13,7 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
         name: claims.name.clone(),
         description: Some(claims.description.clone()),
         version: claims.version.clone(),
-        interfaces: interfaces(dialect, url),
+        interfaces: interfaces(personality.bindings, dialect, url),
         capabilities: AgentCapabilities {
             streaming: Some(claims.streaming),
             push_notifications: Some(claims.push_notifications),
@@ -41,18 +41,20 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
     }
 }
 
-/// JSON-RPC at `url`, first (clients that take the first interface speak JSON-RPC); a v1.0
-/// runtime also serves HTTP+JSON, whose routes hang off the same base (`url` without its
-/// trailing slash, as clients append `/message:send` and the like).
-fn interfaces(dialect: Dialect, url: &str) -> Vec<AgentInterface> {
-    let interface = |binding: &str, url: &str| AgentInterface {
-        url: url.to_string(),
-        protocol_binding: binding.to_string(),
-        protocol_version: dialect.protocol_version().map(str::to_string),
-    };
-    let mut interfaces = vec![interface("JSONRPC", url)];
-    if dialect == Dialect::V1_0 {
-        interfaces.push(interface(http_json::BINDING, url.trim_end_matches('/')));
-    }
-    interfaces
+/// An interface per binding served ([`Bindings::served`]), JSON-RPC first (clients take the
+/// first they speak): JSON-RPC at `url`, HTTP+JSON at the base its routes hang off (`url`
+/// without its trailing slash, as clients append `/message:send` and the like).
+fn interfaces(bindings: Bindings, dialect: Dialect, url: &str) -> Vec<AgentInterface> {
+    bindings
+        .served(dialect)
+        .into_iter()
+        .map(|binding| AgentInterface {
+            url: match binding {
+                Binding::JsonRpc => url.to_string(),
+                Binding::HttpJson => url.trim_end_matches('/').to_string(),
+            },
+            protocol_binding: binding.name().to_string(),
+            protocol_version: dialect.protocol_version().map(str::to_string),
+        })
+        .collect()
 }

@@ -36,7 +36,7 @@ pub use behaviour::{Behaviour, Knobs, TaskFacts};
 pub use builtin::{BUILTIN_NAMES, builtin, builtins, resolve};
 pub use card::agent_card;
 pub use personality::{
-    BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
+    Bindings, BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
     NewTaskOpening, Personality, PersonalityError, Reaping, Resubscribe, SendReply, StreamClose,
     TerminalCancel, Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };

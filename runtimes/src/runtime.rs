@@ -1,7 +1,8 @@
 //! A runtime: a personality speaking one dialect, as an `axum::Router`.
 //!
-//! The router serves the Agent Card at the dialect's well-known path and JSON-RPC at `/`;
-//! a v1.0 runtime also serves the HTTP+JSON binding's routes ([`crate::http_json`]).
+//! The router serves the Agent Card at the dialect's well-known path, and the routes of the
+//! bindings the personality serves ([`crate::bindings`]): JSON-RPC at `/`, and in v1.0 the
+//! HTTP+JSON binding's routes ([`crate::http_json`]).
 //! It does no I/O of its own: the simulation serves it over turmoil, `meshsim serve` over
 //! real TCP.
 
@@ -17,7 +18,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::clock::Clock;
-use meshsim_protocol::{AgentInterface, Dialect};
+use meshsim_protocol::{AgentInterface, Binding, Dialect};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,16 +101,16 @@ impl Runtime {
             self.max_tasks,
         );
         let started = self.clock.now();
-        let router = Router::new()
-            .route(
-                self.dialect.card_path(),
-                get(move |host, headers| card(host, headers, started)),
-            )
-            .route("/", post(endpoint::handle));
-        let router = match self.dialect {
-            Dialect::V1_0 => router.merge(http_json::routes()),
-            Dialect::V0_1 | Dialect::V0_3 => router,
-        };
+        let mut router = Router::new().route(
+            self.dialect.card_path(),
+            get(move |host, headers| card(host, headers, started)),
+        );
+        for binding in self.personality.bindings.served(self.dialect) {
+            router = match binding {
+                Binding::JsonRpc => router.route("/", post(endpoint::handle)),
+                Binding::HttpJson => router.merge(http_json::routes()),
+            };
+        }
         router.with_state(host)
     }
 }

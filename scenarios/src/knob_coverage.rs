@@ -177,6 +177,8 @@ pub fn knob_values(personality: &Personality) -> Vec<(&'static str, String)> {
         v0_3_compat,
         check_input_modes,
         check_content_type,
+        // Not drawn by the swarm yet.
+        bindings: _,
         sidecar,
     } = personality;
     let mut values = vec![

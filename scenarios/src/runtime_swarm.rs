@@ -20,7 +20,7 @@
 
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
-    BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
+    Bindings, BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
     NewTaskOpening, Personality, Reaping, Resubscribe, SendReply, Sidecar, StreamClose,
     TerminalCancel, Timestamps, TurnOpening, UnknownTask, WorkDurations,
 };
@@ -198,6 +198,8 @@ pub fn draw(run_seed: Seed) -> Personality {
                 idle_timeout_ms: chance(&mut rng, 70).then(|| within(&mut rng, &IDLE_TIMEOUT_MS)),
             })
         },
+        // Not drawn yet: every drawn runtime serves both bindings.
+        bindings: Bindings::Both,
         name,
     }
 }

@@ -1,7 +1,7 @@
 //! Reading a personality document: parsing with errors that name the field, and the
 //! checks serde cannot make.
 
-use super::Personality;
+use super::{Bindings, Personality};
 use std::path::Path;
 
 /// A personality file that could not be used.
@@ -85,6 +85,12 @@ impl Personality {
                     return Err(field(name, "must be positive (null for none)".into()));
                 }
             }
+        }
+        if self.v0_3_compat && self.bindings == Bindings::HttpJson {
+            return Err(field(
+                "bindings",
+                "\"http-json\" cannot go with v0_3_compat, which serves v0.3 over JSON-RPC".into(),
+            ));
         }
         Ok(())
     }

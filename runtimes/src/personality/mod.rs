@@ -4,8 +4,10 @@
 //! default (the spec-correct choice), so a file names only what differs; an unknown or
 //! ill-typed field is an error that names it (`load` reads and checks a document). Each
 //! group of knobs has its own module: the Card's claims, work durations, the events of a
-//! turn, what messages naming a task do, streams and resubscribe, reaping, and cancel.
+//! turn, what messages naming a task do, streams and resubscribe, reaping, cancel, and the
+//! protocol bindings served.
 
+mod bindings;
 mod cancel;
 mod card_claims;
 mod events;
@@ -15,6 +17,7 @@ mod reaping;
 mod streams;
 mod work;
 
+pub use bindings::Bindings;
 pub use cancel::{CancelOutcome, CancelPolicy, TerminalCancel};
 pub use card_claims::CardClaims;
 pub use events::{FollowUpOpening, NewTaskOpening, Timestamps, TurnOpening};
@@ -86,6 +89,9 @@ pub struct Personality {
     /// body is read (@a2a-js/sdk 1.3.0); otherwise the body is parsed whatever the header
     /// says (a2a-sdk: a body that is not JSON is then -32700).
     pub check_content_type: bool,
+    /// Which protocol bindings a v1.0 runtime serves (JSON-RPC, HTTP+JSON or both); its
+    /// Card lists exactly those. v0.1 and v0.3 serve JSON-RPC whatever this says.
+    pub bindings: Bindings,
     /// An Envoy-like sidecar the runtime is deployed behind (its route and idle timeouts);
     /// none when absent. Runs put it in front of the runtime, and so does `meshsim serve`.
     pub sidecar: Option<Sidecar>,
@@ -119,6 +125,7 @@ impl Default for Personality {
             v0_3_compat: false,
             check_input_modes: true,
             check_content_type: false,
+            bindings: Bindings::Both,
             sidecar: None,
         }
     }

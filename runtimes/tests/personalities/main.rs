@@ -2,7 +2,8 @@
 //! each knob, personality files, the SDK-calibrated and TCK conventions, the bounded task
 //! store, the sidecar, the simulated runtimes under turmoil, and the served bytes of every
 //! method against the official schema or proto message of its response, requests with
-//! values outside the spec, and the HTTP+JSON binding beside JSON-RPC.
+//! values outside the spec, the HTTP+JSON binding beside JSON-RPC, and the knob choosing the
+//! bindings served.
 
 mod support;
 // The official-spec checkers of the protocol's wire tests, for the served bytes.
@@ -11,6 +12,7 @@ mod proto;
 #[path = "../../../protocol/tests/wire/support/spec.rs"]
 mod spec;
 
+mod bindings_knob;
 mod bounded_store;
 mod http_json;
 mod knobs;

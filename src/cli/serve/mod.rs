@@ -33,7 +33,8 @@ const REFUSED_BODY_DRAIN: BodyDrain = BodyDrain {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// A built-in personality (see `meshsim list`) or the path of a personality file.
+    /// A built-in personality (see `meshsim list`) or the path of a personality file (its
+    /// knobs, e.g. `bindings`: jsonrpc | http-json | both, are in docs/personalities.md).
     #[arg(long)]
     runtime: String,
     /// The wire dialect to speak: v0.1, v0.3 or v1.0.
@@ -135,6 +136,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             }
         };
         let name = personality.name.clone();
+        let bindings = personality.bindings.served(args.dialect);
         // Nobody reads a served runtime's ground truth: it would only grow.
         let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed)
             .with_truth(GroundTruth::unrecorded())
@@ -179,6 +181,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
             "meshsim serve: {name} speaking A2A {dialect} on http://{addr}/"
         );
         let _ = writeln!(stdout, "card: http://{addr}{}", dialect.card_path());
+        let bindings: Vec<&str> = bindings.iter().map(|binding| binding.name()).collect();
+        let _ = writeln!(stdout, "bindings: {}", bindings.join(", "));
         let signal = tokio::select! {
             biased;
             signal = shutdown::signal() => signal,

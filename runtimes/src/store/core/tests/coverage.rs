@@ -83,6 +83,12 @@ fn cases() -> Vec<(&'static str, Case)> {
             Elsewhere("the endpoint (endpoint.rs; tests/personalities/sdk_calibrated.rs)"),
         ),
         (
+            "bindings",
+            Elsewhere(
+                "the router and the Card (runtime.rs, card.rs; tests/personalities/http_json.rs)",
+            ),
+        ),
+        (
             "sidecar",
             Elsewhere(
                 "the sidecar in front of the runtime (sidecar.rs; tests/personalities/sidecar.rs)",
