@@ -16,8 +16,9 @@
 //!
 //! A request body is the JSON-RPC call's `params` and a success body the answer's `result`,
 //! so the v1.0 codec reads and writes both; an error is its HTTP status with the binding's
-//! `google.rpc.Status` body ([`meshsim_protocol::http_json`]). A stream's events are the bare
-//! `StreamResponse`s.
+//! `google.rpc.Status` body ([`meshsim_protocol::http_json`]), recorded in the trace as a
+//! JSON-RPC refusal is (`ErrorAnswered`, with the method's v1.0 name, or `-` for a path that
+//! names none). A stream's events are the bare `StreamResponse`s.
 
 use crate::endpoint::{self, Answer};
 use crate::store::Host;
@@ -31,6 +32,7 @@ use meshsim_protocol::{
     Dialect, ErrorCode, Method, RequestId, RpcError, RpcRequest, RpcResponse, RpcResult, http_json,
     version,
 };
+use meshsim_trace::TraceEvent;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,7 +55,7 @@ pub(crate) fn routes() -> Router<Arc<Host>> {
 async fn send(State(host): State<Arc<Host>>, headers: HeaderMap, body: Bytes) -> Response<Body> {
     let params = match body_params(&body) {
         Ok(params) => params,
-        Err(error) => return error_answer(&error),
+        Err(error) => return refusal(&host, Some(Method::SendMessage), &error),
     };
     call(&host, &headers, Method::SendMessage, params).await
 }
@@ -65,7 +67,7 @@ async fn stream_message(
 ) -> Response<Body> {
     let params = match body_params(&body) {
         Ok(params) => params,
-        Err(error) => return error_answer(&error),
+        Err(error) => return refusal(&host, Some(Method::SendStreamingMessage), &error),
     };
     call(&host, &headers, Method::SendStreamingMessage, params).await
 }
@@ -87,7 +89,7 @@ async fn get_task(
 ) -> Response<Body> {
     match target.rsplit_once(':') {
         Some((id, "subscribe")) => subscribe(&host, &headers, id).await,
-        Some(_) => not_found(&target),
+        Some(_) => not_found(&host, &target),
         None => {
             let mut params = query_params(query);
             params.insert("id".into(), json!(target));
@@ -108,7 +110,7 @@ async fn post_task(
             call(&host, &headers, Method::CancelTask, params).await
         }
         Some((id, "subscribe")) => subscribe(&host, &headers, id).await,
-        _ => not_found(&target),
+        _ => not_found(&host, &target),
     }
 }
 
@@ -133,14 +135,33 @@ fn unserved_answer(host: &Host, method: &str) -> Response<Body> {
             format!("{method} is not served"),
         )
     });
-    error_answer(&error)
+    traced_refusal(host, method, &error)
 }
 
-fn not_found(target: &str) -> Response<Body> {
-    error_answer(&RpcError::new(
+fn not_found(host: &Host, target: &str) -> Response<Body> {
+    let error = RpcError::new(
         ErrorCode::MethodNotFound,
         format!("no operation at /tasks/{target}"),
-    ))
+    );
+    traced_refusal(host, "-", &error)
+}
+
+/// A refusal of a call to `method` (`None`: it was not told), recorded as over JSON-RPC.
+fn refusal(host: &Host, method: Option<Method>, error: &RpcError) -> Response<Body> {
+    let name = method
+        .and_then(|method| Dialect::V1_0.codec().method_name(method))
+        .unwrap_or("-");
+    traced_refusal(host, name, error)
+}
+
+fn traced_refusal(host: &Host, method: &str, error: &RpcError) -> Response<Body> {
+    TraceEvent::ErrorAnswered {
+        runtime: host.personality.name.as_str().into(),
+        method: method.into(),
+        code: error.code.code(),
+    }
+    .emit();
+    error_answer(error)
 }
 
 /// A request body: a JSON object, the method's request message.
@@ -179,7 +200,7 @@ async fn call(
         .get(version::HEADER)
         .and_then(|value| value.to_str().ok());
     if let Err(error) = version::check_request_version(Dialect::V1_0, header) {
-        return error_answer(&error);
+        return refusal(host, Some(method), &error);
     }
     let codec = Dialect::V1_0.codec();
     let envelope = json!({
@@ -190,7 +211,7 @@ async fn call(
     });
     let request: RpcRequest = match codec.decode_request(&envelope) {
         Ok(request) => request,
-        Err(problem) => return error_answer(&endpoint::invalid(problem)),
+        Err(problem) => return refusal(host, Some(method), &endpoint::invalid(problem)),
     };
     match endpoint::dispatch(host, request.request).await {
         Ok(Answer::Result(result)) => result_answer(method, *result),
@@ -200,7 +221,7 @@ async fn call(
             Dialect::V1_0,
             &host.personality,
         ),
-        Err(error) => error_answer(&error),
+        Err(error) => refusal(host, Some(method), &error),
     }
 }
 
