@@ -1,7 +1,8 @@
 //! The fixed lifecycle probe behind `meshsim probe`: measures what a real agent does with a
 //! task's lifecycle and sets it beside what its Card claims.
 //!
-//! Steps: fetch the Card; start a streamed task and read it to `input-required` (where the
+//! Steps: fetch the Card (and choose the binding from it, as every client does: the first
+//! of its interfaces the client speaks); start a streamed task and read it to `input-required` (where the
 //! agent gets there); watch whether the stream closes on its own (closing it from this side
 //! if not); `tasks/get` to see whether the task outlived its stream; resubscribe; follow up
 //! with the same `taskId`; get; cancel whatever is left.
@@ -10,7 +11,7 @@ use crate::client::{A2aClient, ClientConfig, ClientError, Connector, EventStream
 use crate::ids::IdSource;
 use crate::profile::{FollowupBehaviour, ResubscribeBehaviour};
 use crate::session;
-use meshsim_protocol::{AgentCard, Dialect, Message, Role, StreamEvent, TaskState};
+use meshsim_protocol::{AgentCard, Binding, Dialect, Message, Role, StreamEvent, TaskState};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -59,6 +60,8 @@ pub struct CardClaims {
     pub name: String,
     pub version: String,
     pub dialect: Dialect,
+    /// The bindings of the Card's interfaces that meshsim speaks, in the Card's order.
+    pub bindings: Vec<Binding>,
     pub streaming: Option<bool>,
     pub push_notifications: Option<bool>,
     pub state_transition_history: Option<bool>,
@@ -70,11 +73,27 @@ impl CardClaims {
             name: card.name.clone(),
             version: card.version.clone(),
             dialect,
+            bindings: offered_bindings(card, dialect),
             streaming: card.capabilities.streaming,
             push_notifications: card.capabilities.push_notifications,
             state_transition_history: card.capabilities.state_transition_history,
         }
     }
+}
+
+/// Each binding of the Card's interfaces that meshsim speaks in `dialect`, once, in the
+/// Card's order.
+fn offered_bindings(card: &AgentCard, dialect: Dialect) -> Vec<Binding> {
+    let mut bindings = Vec::new();
+    for interface in &card.interfaces {
+        if let Some(binding) = Binding::from_name(&interface.protocol_binding)
+            && binding.exists_in(dialect)
+            && !bindings.contains(&binding)
+        {
+            bindings.push(binding);
+        }
+    }
+    bindings
 }
 
 /// A claim of the Card that the measured lifecycle contradicts.
@@ -91,6 +110,8 @@ pub struct Contradiction {
 pub struct ProbeReport {
     pub url: String,
     pub card: CardClaims,
+    /// The binding the probe spoke: the first of the Card's that the client speaks.
+    pub binding: Binding,
     /// The task the probe started, if the agent named one.
     pub task_id: Option<String>,
     /// The states the first turn went through, in order.
@@ -123,6 +144,7 @@ pub async fn probe<C: Connector>(
     let report = ProbeReport {
         url: url.to_string(),
         card: CardClaims::of(client.card(), client.dialect()),
+        binding: client.binding(),
         task_id: None,
         first_turn: Vec::new(),
         reached_input_required: false,

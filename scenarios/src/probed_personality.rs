@@ -126,7 +126,7 @@ mod tests {
     use super::*;
     use crate::real_profile::real_profile;
     use meshsim_consumer::probe::CardClaims as ProbedCard;
-    use meshsim_protocol::Dialect;
+    use meshsim_protocol::{Binding, Dialect};
     use meshsim_runtimes::{Knobs, builtin};
     use std::sync::Arc;
 
@@ -138,10 +138,12 @@ mod tests {
                 name: name.to_string(),
                 version: "1.0.0".to_string(),
                 dialect: Dialect::V1_0,
+                bindings: vec![Binding::JsonRpc, Binding::HttpJson],
                 streaming: Some(true),
                 push_notifications: None,
                 state_transition_history: Some(false),
             },
+            binding: Binding::JsonRpc,
             task_id: Some("t-1".to_string()),
             first_turn: vec![
                 TaskState::Submitted,

@@ -62,8 +62,9 @@ pub enum Command {
     /// Decode one A2A document (Card, request, response, error or SSE `data:` payload) and
     /// print it normalised, with its dialect, kind, task state and error code.
     Decode(decode::DecodeArgs),
-    /// Measure a real agent's task lifecycle (resubscribe, follow-up, reaping) and print it
-    /// beside its Agent Card's claims, naming each contradiction.
+    /// Measure a real agent's task lifecycle (resubscribe, follow-up, reaping) over the
+    /// binding its Card prefers (JSON-RPC or HTTP+JSON) and print it beside its Agent Card's
+    /// claims, naming each contradiction.
     Probe(probe::ProbeArgs),
     /// Run one runtime personality on real TCP (loopback by default) and print its URL.
     Serve(serve::ServeArgs),

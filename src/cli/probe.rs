@@ -1,6 +1,7 @@
 //! `meshsim probe URL [--json] [--personality-out FILE]`: runs the fixed lifecycle probe
-//! against a real agent over TCP and prints the measured profile beside the Card's claims,
-//! each contradiction named; optionally writes the personality that reproduces it.
+//! against a real agent over TCP, over the binding its Card prefers (the first it lists that
+//! meshsim speaks: JSON-RPC, or v1.0's HTTP+JSON), and prints the measured profile beside
+//! the Card's claims, each contradiction named; optionally writes the personality that reproduces it.
 //! The probe itself lives in `meshsim_consumer::probe`; this only prints.
 
 use crate::cli::output;
@@ -135,8 +136,8 @@ fn render(report: &ProbeReport) -> String {
         ),
     ];
     let mut out = format!(
-        "meshsim probe {} ({} Card: {} {})\n\n",
-        report.url, card.dialect, card.name, card.version
+        "meshsim probe {} ({} Card: {} {}; probed over {})\n\n",
+        report.url, card.dialect, card.name, card.version, report.binding
     );
     out.push_str(&format!(
         "{:<34} {:<18} {}\n",

@@ -1,17 +1,21 @@
 //! Finding a peer: its Card fetched from `/.well-known/agent-card.json`, then
-//! `/.well-known/agent.json`, the dialect the Card speaks and the JSON-RPC endpoint it names.
+//! `/.well-known/agent.json`, the dialect the Card speaks and the interface to use: the
+//! first of its `supportedInterfaces` whose binding the client speaks in that dialect, as
+//! the v1.0 specification's section 8.3.2 says clients MUST choose ("select the first
+//! supported transport"; the order is the agent's preference). Every built-in Card lists
+//! JSON-RPC first, so a Card that offers both is spoken to over JSON-RPC.
 
 use super::http;
 use super::{A2aClient, ClientConfig, ClientError, Connector};
 use ::http::{Method as HttpMethod, StatusCode, Uri};
-use meshsim_protocol::{AgentCard, Dialect, detect, version};
+use meshsim_protocol::{AgentCard, Binding, Dialect, detect, version};
 use meshsim_trace::TraceEvent;
 use std::sync::atomic::AtomicI64;
 
 impl<C: Connector> A2aClient<C> {
     /// Fetches the peer's Card from `base` (`/.well-known/agent-card.json`, then
-    /// `/.well-known/agent.json`), picks the dialect the Card speaks and the JSON-RPC
-    /// endpoint it names.
+    /// `/.well-known/agent.json`), picks the dialect the Card speaks and the first interface
+    /// it lists whose binding the client speaks.
     pub async fn discover(
         connector: C,
         base: &str,
@@ -23,7 +27,8 @@ impl<C: Connector> A2aClient<C> {
             let url = join(&base_uri, path)?;
             match fetch_card(&connector, &url, &config).await {
                 Ok((card, dialect)) => {
-                    let endpoint = card_endpoint(&card).unwrap_or_else(|| base_uri.clone());
+                    let (binding, endpoint) = chosen_interface(&card, dialect)
+                        .unwrap_or_else(|| (Binding::JsonRpc, base_uri.clone()));
                     TraceEvent::Card {
                         path: path.into(),
                         dialect: dialect.name().into(),
@@ -37,6 +42,7 @@ impl<C: Connector> A2aClient<C> {
                         card,
                         card_url: url.to_string(),
                         dialect,
+                        binding,
                         endpoint,
                         next_id: AtomicI64::new(1),
                     });
@@ -84,14 +90,18 @@ async fn fetch_card<C: Connector>(
     Ok((card, dialect))
 }
 
-/// The Card's JSON-RPC interface URL, when it is a usable absolute http URL.
-fn card_endpoint(card: &AgentCard) -> Option<Uri> {
-    let interface = card
-        .interfaces
-        .iter()
-        .find(|interface| interface.protocol_binding.eq_ignore_ascii_case("JSONRPC"))
-        .or_else(|| card.interfaces.first())?;
-    parse_http_uri(&interface.url).ok()
+/// The first interface the client speaks, with its URL (when a usable absolute http URL);
+/// a Card naming none (e.g. only gRPC) is tried over JSON-RPC at its first interface.
+fn chosen_interface(card: &AgentCard, dialect: Dialect) -> Option<(Binding, Uri)> {
+    let spoken = card.interfaces.iter().find_map(|interface| {
+        let binding = Binding::from_name(&interface.protocol_binding)?;
+        binding
+            .exists_in(dialect)
+            .then_some((binding, &interface.url))
+    });
+    let (binding, url) =
+        spoken.or_else(|| Some((Binding::JsonRpc, &card.interfaces.first()?.url)))?;
+    Some((binding, parse_http_uri(url).ok()?))
 }
 
 fn parse_http_uri(url: &str) -> Result<Uri, ClientError> {

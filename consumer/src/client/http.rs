@@ -17,12 +17,13 @@ use std::time::Duration;
 /// A request ready to send.
 pub type HttpRequest = Request<Full<Bytes>>;
 
-/// Builds a request to `uri` with a `Host` header and the given extra headers.
+/// Builds a request to `uri` with a `Host` header, the given extra headers and `body` (its
+/// media type and bytes).
 pub fn request(
     method: Method,
     uri: &Uri,
     accept: &str,
-    body: Option<Vec<u8>>,
+    body: Option<(&'static str, Vec<u8>)>,
     headers: &[(&'static str, &'static str)],
 ) -> Result<HttpRequest, ClientError> {
     let authority = authority(uri)?;
@@ -31,14 +32,18 @@ pub fn request(
         .uri(uri.clone())
         .header(HOST, authority)
         .header(ACCEPT, accept);
-    if body.is_some() {
-        builder = builder.header(CONTENT_TYPE, "application/json");
-    }
+    let bytes = match body {
+        Some((media_type, bytes)) => {
+            builder = builder.header(CONTENT_TYPE, media_type);
+            bytes
+        }
+        None => Vec::new(),
+    };
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
     builder
-        .body(Full::new(Bytes::from(body.unwrap_or_default())))
+        .body(Full::new(Bytes::from(bytes)))
         .map_err(|error| ClientError::Url {
             url: uri.to_string(),
             problem: error.to_string(),

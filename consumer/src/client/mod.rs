@@ -1,12 +1,13 @@
 //! A transport-generic A2A client (hyper 1.x over any [`Connector`]): Card discovery
-//! (`agent-card.json`, falling back to `agent.json`), the dialect chosen from the Card, the
-//! v1.0 `A2A-Version` header, request timeouts, SSE streams with an idle timeout per event,
+//! (`agent-card.json`, falling back to `agent.json`), the dialect and the binding (JSON-RPC,
+//! or v1.0's HTTP+JSON) chosen from the Card, the v1.0 `A2A-Version` header, request timeouts, SSE streams with an idle timeout per event,
 //! and every failure as a typed [`ClientError`].
 
 mod connector;
 mod discovery;
 mod error;
 mod http;
+mod http_json;
 mod stream;
 
 pub use connector::{BoxError, Connector, TcpConnector};
@@ -17,10 +18,11 @@ use crate::ids::IdSource;
 use crate::profile::ProfileKey;
 use ::http::{Method as HttpMethod, StatusCode, Uri};
 use meshsim_protocol::{
-    AgentCard, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request, RequestId, Role,
-    RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, sse, version,
+    AgentCard, Binding, Codec, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request,
+    RequestId, Role, RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, sse, version,
 };
 use meshsim_trace::TraceEvent;
+use serde_json::Value;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
@@ -55,6 +57,7 @@ pub struct A2aClient<C> {
     card: AgentCard,
     card_url: String,
     dialect: Dialect,
+    binding: Binding,
     endpoint: Uri,
     next_id: AtomicI64,
 }
@@ -102,7 +105,14 @@ impl<C: Connector> A2aClient<C> {
         self.dialect
     }
 
-    /// The JSON-RPC endpoint.
+    /// The binding spoken with the peer: the first of the Card's interfaces the client
+    /// speaks.
+    pub fn binding(&self) -> Binding {
+        self.binding
+    }
+
+    /// The chosen interface's URL: the JSON-RPC endpoint, or the base of the HTTP+JSON
+    /// routes.
     pub fn endpoint(&self) -> &Uri {
         &self.endpoint
     }
@@ -122,7 +132,11 @@ impl<C: Connector> A2aClient<C> {
     /// Calls a non-streaming method.
     pub async fn call(&self, request: Request) -> Result<RpcResult, ClientError> {
         let method = request.method();
-        let response = self.post(request, "application/json").await?;
+        let plain = match self.binding {
+            Binding::JsonRpc => "application/json",
+            Binding::HttpJson => meshsim_protocol::http_json::MEDIA_TYPE,
+        };
+        let response = self.send(request, plain).await?;
         if http::is_event_stream(&response.response) {
             return Err(ClientError::Unexpected {
                 method: format!("{method:?}"),
@@ -135,25 +149,24 @@ impl<C: Connector> A2aClient<C> {
     /// Calls a streaming method. A peer that refuses before streaming answers with plain
     /// JSON: an error becomes `Err`, a result a one-event stream.
     pub async fn stream(&self, request: Request) -> Result<EventStream, ClientError> {
-        let method = request.method();
-        let codec = self.dialect.codec();
-        let response = self.post(request, sse::CONTENT_TYPE).await?;
+        let reader = Reader {
+            binding: self.binding,
+            codec: self.dialect.codec(),
+            method: request.method(),
+        };
+        let response = self.send(request, sse::CONTENT_TYPE).await?;
         if http::is_event_stream(&response.response) {
             let config = &self.config;
             return Ok(EventStream::sse(
                 response,
-                codec,
-                method,
+                reader,
                 config.idle_timeout,
                 config.max_event_bytes,
             ));
         }
-        let result = self.decode_plain(response, method).await?;
-        Ok(EventStream::single(
-            stream::result_as_event(result, method)?,
-            codec,
-            method,
-        ))
+        let result = self.decode_plain(response, reader.method).await?;
+        let event = stream::result_as_event(result, reader.method)?;
+        Ok(EventStream::single(event, reader))
     }
 
     /// `SendMessage` (`tasks/send`): the task (or a direct message) once the peer answers.
@@ -212,7 +225,9 @@ impl<C: Connector> A2aClient<C> {
         expect_task(self.call(request).await?, Method::CancelTask)
     }
 
-    async fn post(&self, request: Request, accept: &str) -> Result<http::Exchange, ClientError> {
+    /// Encodes `request` in the dialect and sends it over the binding; the answer's head
+    /// once it is a 200, else the error the peer answered with.
+    async fn send(&self, request: Request, accept: &str) -> Result<http::Exchange, ClientError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let method = request.method();
         let encoded = self
@@ -227,30 +242,44 @@ impl<C: Connector> A2aClient<C> {
             }
             .emit();
         }
-        let body = serde_json::to_vec(&encoded.value)
-            .map_err(|error| ClientError::Malformed(error.to_string()))?;
         let headers: Vec<(&'static str, &'static str)> =
             version::request_header_value(self.dialect)
                 .map(|value| (version::HEADER, value))
                 .into_iter()
                 .collect();
-        let request = http::request(
-            HttpMethod::POST,
-            &self.endpoint,
-            accept,
-            Some(body),
-            &headers,
-        )?;
-        let exchange =
-            http::exchange(&self.connector, request, self.config.request_timeout).await?;
+        let request = match self.binding {
+            Binding::JsonRpc => {
+                let body = serde_json::to_vec(&encoded.value)
+                    .map_err(|error| ClientError::Malformed(error.to_string()))?;
+                let body = Some(("application/json", body));
+                http::request(HttpMethod::POST, &self.endpoint, accept, body, &headers)?
+            }
+            Binding::HttpJson => {
+                let mut envelope = encoded.value;
+                let params = match envelope.get_mut("params").map(Value::take) {
+                    Some(Value::Object(params)) => params,
+                    _ => serde_json::Map::new(),
+                };
+                http_json::request(&self.endpoint, method, params, accept, &headers)?
+            }
+        };
+        let url = request.uri().clone();
+        let config = &self.config;
+        let exchange = http::exchange(&self.connector, request, config.request_timeout).await?;
         let status = exchange.response.status();
-        if status != StatusCode::OK {
-            return Err(ClientError::Http {
-                status: status.as_u16(),
-                url: self.endpoint.to_string(),
-            });
+        if status == StatusCode::OK {
+            return Ok(exchange);
         }
-        Ok(exchange)
+        Err(match self.binding {
+            Binding::JsonRpc => ClientError::Http {
+                status: status.as_u16(),
+                url: url.to_string(),
+            },
+            Binding::HttpJson => {
+                let (limit, timeout) = (config.max_body_bytes, config.request_timeout);
+                http_json::refusal(exchange, &url, limit, timeout).await
+            }
+        })
     }
 
     async fn decode_plain(
@@ -261,12 +290,35 @@ impl<C: Connector> A2aClient<C> {
         let config = &self.config;
         let bytes =
             http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
-        let json: serde_json::Value = serde_json::from_slice(&bytes)
+        let json: Value = serde_json::from_slice(&bytes)
             .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
+        let reader = Reader {
+            binding: self.binding,
+            codec: self.dialect.codec(),
+            method,
+        };
+        reader.read(json)
+    }
+}
+
+/// How the answers to one call are read: the binding's framing around the dialect's codec.
+#[derive(Clone, Copy)]
+struct Reader {
+    binding: Binding,
+    codec: &'static dyn Codec,
+    method: Method,
+}
+
+impl Reader {
+    /// An answer body, or one event of a stream, as the result (or A2A error) it carries.
+    fn read(&self, json: Value) -> Result<RpcResult, ClientError> {
+        let envelope = match self.binding {
+            Binding::JsonRpc => json,
+            Binding::HttpJson => http_json::as_json_rpc(json)?,
+        };
         let response = self
-            .dialect
-            .codec()
-            .decode_response(&json, Some(method))
+            .codec
+            .decode_response(&envelope, Some(self.method))
             .map_err(ClientError::Decode)?;
         response.outcome.map_err(ClientError::Rpc)
     }

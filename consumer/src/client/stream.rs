@@ -1,13 +1,15 @@
-//! A stream of A2A events read from an SSE body: one JSON-RPC response per `data:` payload,
-//! keep-alive comments ignored, each wait for bytes bounded by an idle timeout.
+//! A stream of A2A events read from an SSE body: one answer per `data:` payload (a JSON-RPC
+//! response, or over HTTP+JSON a bare `StreamResponse` or error body), keep-alive comments
+//! ignored, each wait for bytes bounded by an idle timeout.
 
+use super::Reader;
 use super::error::ClientError;
 use super::http::{Connection, Exchange};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use meshsim_protocol::sse::{SseError, SseEvent, SseParser};
-use meshsim_protocol::{Codec, Method, RpcResult, StreamEvent};
+use meshsim_protocol::{Method, RpcResult, StreamEvent};
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -16,18 +18,17 @@ pub struct EventStream {
     body: Option<Incoming>,
     connection: Option<Connection>,
     parser: SseParser,
-    codec: &'static dyn Codec,
-    method: Method,
+    /// How each event's data is read.
+    reader: Reader,
     idle_timeout: Duration,
     ready: VecDeque<Result<StreamEvent, ClientError>>,
 }
 
 impl EventStream {
     /// Reads `body` as SSE.
-    pub(crate) fn sse(
+    pub(super) fn sse(
         exchange: Exchange,
-        codec: &'static dyn Codec,
-        method: Method,
+        reader: Reader,
         idle_timeout: Duration,
         max_event_bytes: usize,
     ) -> Self {
@@ -35,21 +36,19 @@ impl EventStream {
             body: Some(exchange.response.into_body()),
             connection: Some(exchange.connection),
             parser: SseParser::new(max_event_bytes),
-            codec,
-            method,
+            reader,
             idle_timeout,
             ready: VecDeque::new(),
         }
     }
 
     /// A stream that was answered with a single plain JSON result instead of SSE.
-    pub(crate) fn single(event: StreamEvent, codec: &'static dyn Codec, method: Method) -> Self {
+    pub(super) fn single(event: StreamEvent, reader: Reader) -> Self {
         EventStream {
             body: None,
             connection: None,
             parser: SseParser::default(),
-            codec,
-            method,
+            reader,
             idle_timeout: Duration::ZERO,
             ready: VecDeque::from([Ok(event)]),
         }
@@ -107,21 +106,16 @@ impl EventStream {
 
     fn push(&mut self, data: &Bytes) {
         for event in self.parser.feed(data) {
-            let decoded = self.decode(event);
-            self.ready.push_back(decoded);
+            self.ready.push_back(decode(self.reader, event));
         }
     }
+}
 
-    fn decode(&self, event: Result<SseEvent, SseError>) -> Result<StreamEvent, ClientError> {
-        let event = event.map_err(|error| ClientError::Malformed(error.to_string()))?;
-        let json: serde_json::Value = serde_json::from_str(&event.data)
-            .map_err(|error| ClientError::Malformed(format!("SSE data is not JSON: {error}")))?;
-        let response = self
-            .codec
-            .decode_response(&json, Some(self.method))
-            .map_err(ClientError::Decode)?;
-        result_as_event(response.outcome.map_err(ClientError::Rpc)?, self.method)
-    }
+fn decode(reader: Reader, event: Result<SseEvent, SseError>) -> Result<StreamEvent, ClientError> {
+    let event = event.map_err(|error| ClientError::Malformed(error.to_string()))?;
+    let json: serde_json::Value = serde_json::from_str(&event.data)
+        .map_err(|error| ClientError::Malformed(format!("SSE data is not JSON: {error}")))?;
+    result_as_event(reader.read(json)?, reader.method)
 }
 
 /// The event a result stands for on a stream.

@@ -3,9 +3,9 @@
 
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, FollowupBehaviour, ResubscribeBehaviour, TcpConnector};
-use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_runtimes::{Personality, Runtime, builtin};
+use meshsim_protocol::{Binding, Dialect};
+use meshsim_runtimes::{Bindings, Personality, Runtime, builtin};
 use std::time::Duration;
 
 /// Real-time work steps of the probed runtimes, and the probe's settle time: twenty times
@@ -22,7 +22,11 @@ fn quick(name: &str) -> Personality {
 }
 
 async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
-    let runtime = Runtime::new(quick(name), dialect, Clock::wall(), 7);
+    probe_personality(quick(name), dialect).await
+}
+
+async fn probe_personality(personality: Personality, dialect: Dialect) -> ProbeReport {
+    let runtime = Runtime::new(personality, dialect, Clock::wall(), 7);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
@@ -125,6 +129,36 @@ async fn probe_measures_each_origin_runtime_as_the_origin_note_describes_it() {
                 .collect();
             assert_eq!(found, contradicted, "{context}");
         }
+    }
+}
+
+/// A runtime serving only HTTP+JSON is probed over HTTP+JSON, and measures what the same
+/// runtime serving only JSON-RPC measures: the reports differ in the binding alone.
+#[tokio::test]
+async fn probing_over_http_json_measures_what_json_rpc_measures() {
+    for name in [
+        "python-correct",
+        "go-replaying",
+        "jvm-reaping",
+        "a2a-js-1.3",
+    ] {
+        let only = |bindings| {
+            let mut personality = quick(name);
+            personality.bindings = bindings;
+            personality.v0_3_compat = false;
+            personality
+        };
+        let over_http_json = probe_personality(only(Bindings::HttpJson), Dialect::V1_0).await;
+        let mut over_json_rpc = probe_personality(only(Bindings::JsonRpc), Dialect::V1_0).await;
+        assert_eq!(over_http_json.binding, Binding::HttpJson, "{name}");
+        assert_eq!(over_http_json.card.bindings, [Binding::HttpJson], "{name}");
+        assert_eq!(over_json_rpc.binding, Binding::JsonRpc, "{name}");
+        assert_eq!(over_json_rpc.card.bindings, [Binding::JsonRpc], "{name}");
+        // The URL is the listener's, another port each time.
+        over_json_rpc.url.clone_from(&over_http_json.url);
+        over_json_rpc.binding = Binding::HttpJson;
+        over_json_rpc.card.bindings = vec![Binding::HttpJson];
+        assert_eq!(over_http_json, over_json_rpc, "{name}");
     }
 }
 

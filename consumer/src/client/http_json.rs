@@ -1,0 +1,238 @@
+//! The client side of the v1.0 HTTP+JSON binding (`docs/http-json.md`): a request becomes
+//! the proto's route, its JSON-RPC `params` the body (or, for a `GET`, the query string);
+//! a success body is what a JSON-RPC answer carries as `result`, and an error travels as
+//! its HTTP status with a `google.rpc.Status` body. So the v1.0 codec reads both bindings'
+//! answers, and every call goes through the same encode and decode as over JSON-RPC.
+
+use super::error::ClientError;
+use super::http::{self, HttpRequest};
+use ::http::{Method as HttpMethod, Uri};
+use meshsim_protocol::{Dialect, EncodeError, Method, http_json};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::{Map, Value, json};
+
+/// Everything but RFC 3986's unreserved characters is escaped, in a path segment and in a
+/// query value alike.
+const ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The HTTP request for `method` with the JSON-RPC `params` the v1.0 codec encoded, under
+/// the interface URL `base`.
+pub(super) fn request(
+    base: &Uri,
+    method: Method,
+    params: Map<String, Value>,
+    accept: &str,
+    headers: &[(&'static str, &'static str)],
+) -> Result<HttpRequest, ClientError> {
+    let (verb, route, body) = route(method, params)?;
+    let prefix = base.path().trim_end_matches('/');
+    let authority = http::authority(base)?;
+    let url = format!("http://{authority}{prefix}{route}");
+    let uri: Uri = url
+        .parse()
+        .map_err(|error: ::http::uri::InvalidUri| ClientError::Url {
+            url,
+            problem: error.to_string(),
+        })?;
+    let body = match body {
+        Some(body) => Some((
+            http_json::MEDIA_TYPE,
+            serde_json::to_vec(&body).map_err(|error| ClientError::Malformed(error.to_string()))?,
+        )),
+        None => None,
+    };
+    http::request(verb, &uri, accept, body, headers)
+}
+
+/// The proto's `google.api.http` route of each method: its HTTP method, its path and query,
+/// and its body (`body: "*"`: the whole request message).
+fn route(
+    method: Method,
+    mut params: Map<String, Value>,
+) -> Result<(HttpMethod, String, Option<Value>), ClientError> {
+    let task_id = match params.get("id") {
+        Some(Value::String(id)) => Ok(utf8_percent_encode(id, ESCAPED).to_string()),
+        _ => Err(unsayable(format!("{method:?} without a task id"))),
+    };
+    Ok(match method {
+        Method::SendMessage => (
+            HttpMethod::POST,
+            "/message:send".into(),
+            Some(params.into()),
+        ),
+        Method::SendStreamingMessage => (
+            HttpMethod::POST,
+            "/message:stream".into(),
+            Some(params.into()),
+        ),
+        Method::GetTask => {
+            let id = task_id?;
+            params.remove("id");
+            (
+                HttpMethod::GET,
+                format!("/tasks/{id}{}", query(params)?),
+                None,
+            )
+        }
+        Method::ListTasks => (HttpMethod::GET, format!("/tasks{}", query(params)?), None),
+        Method::CancelTask => (
+            HttpMethod::POST,
+            format!("/tasks/{}:cancel", task_id?),
+            Some(params.into()),
+        ),
+        Method::SubscribeToTask => (
+            HttpMethod::GET,
+            format!("/tasks/{}:subscribe", task_id?),
+            None,
+        ),
+    })
+}
+
+/// Request fields as a query string (section 11.5: camelCase names, enums by their string
+/// values); empty when there are none.
+fn query(params: Map<String, Value>) -> Result<String, ClientError> {
+    let mut pairs = Vec::new();
+    for (name, value) in params {
+        let value = match value {
+            Value::String(text) => text,
+            Value::Number(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            Value::Null => continue,
+            Value::Array(_) | Value::Object(_) => {
+                return Err(unsayable(format!("`{name}` (not a scalar) in a query")));
+            }
+        };
+        pairs.push(format!(
+            "{}={}",
+            utf8_percent_encode(&name, ESCAPED),
+            utf8_percent_encode(&value, ESCAPED)
+        ));
+    }
+    Ok(if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    })
+}
+
+fn unsayable(what: String) -> ClientError {
+    ClientError::Encode(EncodeError {
+        dialect: Dialect::V1_0,
+        what: format!("{what} over HTTP+JSON"),
+    })
+}
+
+/// An answer body (or a stream event's data) as the JSON-RPC answer the v1.0 codec reads:
+/// an error body becomes the A2A error it names, anything else the `result`.
+pub(super) fn as_json_rpc(body: Value) -> Result<Value, ClientError> {
+    match http_json::error_from(&body) {
+        Some(error) => Err(ClientError::Rpc(error)),
+        None => Ok(json!({"jsonrpc": "2.0", "id": 0, "result": body})),
+    }
+}
+
+/// A refusal (a status other than 200): the A2A error its body names, or, when the body is
+/// not the binding's error body, the bare status.
+pub(super) async fn refusal(
+    exchange: http::Exchange,
+    url: &Uri,
+    max_body_bytes: usize,
+    timeout: std::time::Duration,
+) -> ClientError {
+    let status = exchange.response.status().as_u16();
+    let bare = ClientError::Http {
+        status,
+        url: url.to_string(),
+    };
+    let Ok(bytes) = http::read_body(exchange, max_body_bytes, timeout).await else {
+        return bare;
+    };
+    serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|body| http_json::error_from(&body))
+        .map_or(bare, ClientError::Rpc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("test params are objects"),
+        }
+    }
+
+    #[test]
+    fn each_method_takes_the_protos_route() {
+        let routed = |method, value| {
+            let (verb, path, body) = route(method, params(value)).unwrap();
+            (verb.to_string(), path, body.is_some())
+        };
+        let message = json!({"message": {"messageId": "m"}});
+        assert_eq!(
+            routed(Method::SendMessage, message.clone()),
+            ("POST".into(), "/message:send".into(), true)
+        );
+        assert_eq!(
+            routed(Method::SendStreamingMessage, message),
+            ("POST".into(), "/message:stream".into(), true)
+        );
+        assert_eq!(
+            routed(Method::GetTask, json!({"id": "t 1/2", "historyLength": 3})),
+            (
+                "GET".into(),
+                "/tasks/t%201%2F2?historyLength=3".into(),
+                false
+            )
+        );
+        assert_eq!(
+            routed(
+                Method::ListTasks,
+                json!({"contextId": "c&d", "status": "TASK_STATE_WORKING"})
+            ),
+            (
+                "GET".into(),
+                "/tasks?contextId=c%26d&status=TASK_STATE_WORKING".into(),
+                false
+            )
+        );
+        assert_eq!(
+            routed(Method::CancelTask, json!({"id": "t-1"})),
+            ("POST".into(), "/tasks/t-1:cancel".into(), true)
+        );
+        assert_eq!(
+            routed(Method::SubscribeToTask, json!({"id": "t-1"})),
+            ("GET".into(), "/tasks/t-1:subscribe".into(), false)
+        );
+    }
+
+    #[test]
+    fn what_a_url_cannot_carry_is_an_encode_error_not_a_panic() {
+        let nested = route(Method::ListTasks, params(json!({"metadata": {"a": 1}})));
+        assert!(matches!(nested, Err(ClientError::Encode(_))), "{nested:?}");
+        let no_id = route(Method::GetTask, params(json!({})));
+        assert!(matches!(no_id, Err(ClientError::Encode(_))), "{no_id:?}");
+    }
+
+    #[test]
+    fn an_error_body_is_the_a2a_error_and_anything_else_the_result() {
+        let error = meshsim_protocol::RpcError::new(
+            meshsim_protocol::ErrorCode::TaskNotFound,
+            "no task t-9",
+        );
+        assert_eq!(
+            as_json_rpc(http_json::error_body(&error)),
+            Err(ClientError::Rpc(error))
+        );
+        assert_eq!(
+            as_json_rpc(json!({"id": "t"})).unwrap()["result"],
+            json!({"id": "t"})
+        );
+    }
+}
