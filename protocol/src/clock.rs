@@ -67,6 +67,72 @@ pub fn rfc3339(since_epoch: Duration) -> String {
     )
 }
 
+/// Reads an RFC 3339 timestamp (`2026-11-13T00:00:00.123Z`, any number of fractional
+/// digits, `Z` or a `±HH:MM` offset) as a duration since the Unix epoch; `None` for
+/// anything else or a time before the epoch. Peers stamp statuses in this form, with
+/// their own precision and zone.
+pub fn parse_rfc3339(text: &str) -> Option<Duration> {
+    let all_digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let number = |text: &str| -> Option<i64> { all_digits(text).then(|| text.parse().ok())? };
+    let (date, rest) = text.split_at_checked(10)?;
+    let rest = rest.strip_prefix(['T', 't', ' '])?;
+    let mut fields = date.split('-');
+    let (year, month, day) = (
+        number(fields.next()?)?,
+        number(fields.next()?)?,
+        number(fields.next()?)?,
+    );
+    let (time, offset) = match rest.find(['Z', 'z', '+', '-']) {
+        Some(at) => rest.split_at(at),
+        None => return None,
+    };
+    let offset_secs = match offset {
+        "Z" | "z" => 0,
+        signed => {
+            let (sign, hours_minutes) = signed.split_at(1);
+            let (hours, minutes) = hours_minutes.split_once(':')?;
+            let (hours, minutes) = (number(hours)?, number(minutes)?);
+            if hours >= 24 || minutes >= 60 {
+                return None;
+            }
+            let secs = hours * 3600 + minutes * 60;
+            if sign == "-" { -secs } else { secs }
+        }
+    };
+    let (clock, fraction) = match time.split_once('.') {
+        Some((clock, fraction)) => (clock, Some(fraction)),
+        None => (time, None),
+    };
+    let mut hms = clock.split(':');
+    let (hour, minute, second) = (
+        number(hms.next()?)?,
+        number(hms.next()?)?,
+        number(hms.next()?)?,
+    );
+    let in_range = (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && hour < 24
+        && minute < 60
+        && second <= 60
+        && hms.next().is_none()
+        && fields.next().is_none();
+    if !in_range || fraction.is_some_and(|digits| !all_digits(digits)) {
+        return None;
+    }
+    let nanos = fraction
+        .unwrap_or_default()
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(9)
+        .fold(0u32, |nanos, digit| nanos * 10 + u32::from(digit - b'0'));
+    let secs = days_from_civil(year, month as u32, day as u32) * 86_400
+        + hour * 3600
+        + minute * 60
+        + second
+        - offset_secs;
+    Some(Duration::new(u64::try_from(secs).ok()?, nanos))
+}
+
 /// Formats a duration since the Unix epoch as an HTTP date (RFC 9110 IMF-fixdate,
 /// `Sun, 06 Nov 1994 08:49:37 GMT`), the form of `Last-Modified`.
 pub fn http_date(since_epoch: Duration) -> String {
@@ -102,6 +168,18 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm, the
+/// inverse of [`civil_from_days`]).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = year - i64::from(month <= 2);
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let month = i64::from(month);
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +195,45 @@ mod tests {
             rfc3339(Duration::from_secs(951_782_400)),
             "2000-02-29T00:00:00.000Z"
         );
+    }
+
+    #[test]
+    fn reads_back_what_it_formats() {
+        for millis in [0, 951_782_400_000, 1_794_528_000_123, 4_102_444_799_999] {
+            let since_epoch = Duration::from_millis(millis);
+            assert_eq!(parse_rfc3339(&rfc3339(since_epoch)), Some(since_epoch));
+        }
+    }
+
+    #[test]
+    fn reads_other_precisions_and_zones() {
+        let noon = Duration::from_secs(1_794_571_200);
+        assert_eq!(parse_rfc3339("2026-11-13T12:00:00Z"), Some(noon));
+        assert_eq!(
+            parse_rfc3339("2026-11-13T12:00:00.123456+00:00"),
+            Some(noon + Duration::from_micros(123_456))
+        );
+        assert_eq!(parse_rfc3339("2026-11-13T14:30:00+02:30"), Some(noon));
+        assert_eq!(parse_rfc3339("2026-11-13t07:00:00-05:00"), Some(noon));
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_timestamp() {
+        for text in [
+            "",
+            "2026-11-13",
+            "2026-11-13T12:00:00",
+            "2026-13-13T12:00:00Z",
+            "2026-11-13T12:00Z",
+            "2026-11-13T12:00:00.Z",
+            "2026-11-13T12:00:0xZ",
+            "1969-12-31T23:59:59Z",
+            "2026-11-13T12:00:00+0200",
+            "2026-11-13T12:00:00+99999999999999:00",
+            "２０２６-11-13T12:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(text), None, "{text:?}");
+        }
     }
 
     #[test]

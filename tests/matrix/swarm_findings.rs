@@ -1,4 +1,4 @@
-//! What `--runtime swarm` found over seeds 0..1000 (issue 17), each reproduced from a
+//! What `--runtime swarm` found over seeds 0..2500 (issue 17), each reproduced from a
 //! personality file in `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
@@ -142,5 +142,32 @@ fn a_new_task_in_reply_to_an_answer_that_came_after_the_timer_is_not_learned_as_
             "{dialect}: learned that follow-ups start new tasks"
         );
         assert_holds(&spec);
+    }
+}
+
+/// Found as `profile-matches-runtime` (swarm seed 1549, 9 runs): the peer keeps streams
+/// open at input-required and reaps a question left unanswered for 400 ms. A link held the
+/// question past that timer; the consumer, closing the stream when the question arrived
+/// and finding the task gone at once, learned that tasks die with their stream. It counted
+/// "right at the close" from when the question arrived; it now counts from when the peer
+/// asked, the question's stamp read on its own clock, and a held question is not evidence.
+#[test]
+fn a_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_tasks() {
+    let plan = r#"{"faults": [
+        {"at_ms": 200, "kind": "hold", "a": "agent", "b": "consumer"},
+        {"at_ms": 1000, "kind": "release", "a": "agent", "b": "consumer"}
+    ]}"#;
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against(
+            "reaps-questions-by-timer-keeps-streams-open",
+            dialect,
+            Some(plan),
+        ));
+        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        assert_ne!(
+            learned.task_survives_stream_close,
+            Some(false),
+            "{dialect}: {learned:?}"
+        );
     }
 }

@@ -17,6 +17,7 @@
 //!   at once (it backs off only after the peer lost a task, which may mean a restart).
 
 mod config;
+mod peer_clock;
 mod read;
 mod read_report;
 mod run;
@@ -31,6 +32,7 @@ use crate::profile::{ProfileCache, ProfileKey};
 use crate::recorder::JobRecorder;
 use crate::report::{CancelResult, JobReport, Outcome};
 use crate::session::Session;
+use peer_clock::PeerClock;
 use run::{DispatchEnd, Run};
 
 /// The consumer that negotiates the lifecycle per peer instead of trusting the Card.
@@ -145,6 +147,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
             profiles: &self.profiles,
             key,
             config: self.config,
+            peer_clock: PeerClock::default(),
         };
         // Tasks started and given up count against `max_dispatches`; sends that started
         // nothing are retried with backoff until the job's deadline.

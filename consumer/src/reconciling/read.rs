@@ -89,6 +89,9 @@ impl<C: Connector> Run<'_, C> {
         };
         task.absorb(event);
         let (state, timestamp, message_id) = session::status_of(event)?;
+        if let Some(stamp) = &timestamp {
+            self.peer_clock.arrived(stamp, Instant::now());
+        }
         self.session.recorder.touched(&task.task_id);
         let observation = Observation {
             at,
@@ -125,7 +128,11 @@ impl<C: Connector> Run<'_, C> {
             match ruling.verdict {
                 StateVerdict::Applied => {
                     report.applied += 1;
-                    task.entered = Instant::now();
+                    let now = Instant::now();
+                    task.entered = now;
+                    task.stamped = (observation.timestamp.as_deref())
+                        .and_then(|stamp| self.peer_clock.stamped_at(stamp))
+                        .map_or(now, |stamped| stamped.min(now));
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,

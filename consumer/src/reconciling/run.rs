@@ -2,6 +2,7 @@
 //! answering its questions, and starting over when the peer loses it.
 
 use super::config::ReconcilingConfig;
+use super::peer_clock::PeerClock;
 use super::read_report::{ReadEnd, ReadReport};
 use super::tracked::{Tracked, slot_id};
 use crate::client::ClientError;
@@ -20,11 +21,12 @@ use meshsim_protocol::{
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// How soon after the question arrived a task must be found missing for the loss to be
-/// put down to its stream closing. A question ends its stream (where streams close at
-/// `input-required`) and the consumer asks about the task at once, one round trip (tens of
-/// milliseconds) later; a timer reaper of a few hundred milliseconds or a partition makes
-/// the task go missing later than this.
+/// How soon after the peer asked its question (by the question's stamp) a task must be
+/// found missing for the loss to be put down to its stream closing. A question ends its
+/// stream (where streams close at `input-required`) and the consumer asks about the task at
+/// once, a transit and a round trip (tens of milliseconds) later; a timer reaper of a few
+/// hundred milliseconds, a partition, or a link that held the question makes the task go
+/// missing later than this.
 const RIGHT_AT_CLOSE: Duration = Duration::from_millis(250);
 
 /// How one dispatch ended.
@@ -45,6 +47,8 @@ pub(super) struct Run<'a, C> {
     pub(super) profiles: &'a ProfileCache,
     pub(super) key: ProfileKey,
     pub(super) config: ReconcilingConfig,
+    /// The peer's stamps on the consumer's clock, learned from this job's arrivals.
+    pub(super) peer_clock: PeerClock,
 }
 
 impl<C: Connector> Run<'_, C> {
@@ -392,8 +396,10 @@ impl<C: Connector> Run<'_, C> {
         // stream closed, and soon after, was lost with the stream; one found missing later
         // (the call slowed by latency or a partition) may have been reaped by a timer or
         // lost in a restart meanwhile: that says nothing about stream closes. Judged when
-        // the answer arrives, not when the call leaves.
-        let asked_at = slot.as_ref().map(|task| task.entered);
+        // the answer arrives, not when the call leaves, and counted from when the peer
+        // asked (the question's stamp), not from when the question arrived: a link that
+        // held the question gave a timer all that time to reap the task.
+        let asked_at = slot.as_ref().map(|task| task.stamped);
         let right_at_close =
             || first_try && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);

@@ -1,5 +1,5 @@
 //! One task the reconciling consumer follows: its ledger, context, artifacts, and when its
-//! current state was entered (for the local deadlines).
+//! current state was entered (for the local deadlines, and by the peer's stamp).
 
 use crate::job::Deadlines;
 use crate::ledger::{EventRef, Ruling, StateVerdict, TaskLedger};
@@ -19,6 +19,11 @@ pub struct Tracked {
     pub status_text: Option<String>,
     /// When the current state was applied (or the task dispatched).
     pub entered: Instant,
+    /// When the peer entered the current state, on the consumer's clock: its status's
+    /// stamp read through the [`PeerClock`](super::peer_clock::PeerClock), or when it was
+    /// applied where the stamp cannot be read. Earlier than `entered` when the report of it
+    /// was held on the way.
+    pub stamped: Instant,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
     /// Whether its stream broke mid-task and it has not been seen since.
@@ -84,6 +89,7 @@ impl Tracked {
             artifacts: Vec::new(),
             status_text: None,
             entered: Instant::now(),
+            stamped: Instant::now(),
             streamed,
             broken: false,
             status: StatusMark::default(),
