@@ -60,8 +60,9 @@ impl<'a, C: Connector> Session<'a, C> {
 
     /// Cancels a task the consumer is giving up on and records the abandonment.
     /// A cancel that fails on the way (not with an A2A error) is tried again, after 0.5,
-    /// 1 and 2 s, so that a brief partition does not leave the task running.
-    pub async fn abandon(&mut self, task_id: &str, reason: &str) {
+    /// 1 and 2 s, so that a brief partition does not leave the task running. Returns what
+    /// the cancel found.
+    pub async fn abandon(&mut self, task_id: &str, reason: &str) -> CancelResult {
         let mut pause = Duration::from_millis(500);
         let cancel = loop {
             let answer = self.client.cancel_task(task_id).await;
@@ -74,7 +75,8 @@ impl<'a, C: Connector> Session<'a, C> {
                 _ => break CancelResult::of(&answer),
             }
         };
-        self.recorder.abandoned(task_id, reason, cancel);
+        self.recorder.abandoned(task_id, reason, cancel.clone());
+        cancel
     }
 }
 

@@ -5,8 +5,8 @@ use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::Outcome;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::Origin;
-use meshsim_scenarios::{ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, run};
-use meshsim_sim::FaultPlan;
+use meshsim_scenarios::{ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, Scenario, run};
+use meshsim_sim::{FaultPlan, Seed};
 use meshsim_trace::{TraceEvent, TraceLine};
 
 /// The reconciling consumer's run of the origin incident against the personality file
@@ -169,5 +169,40 @@ fn a_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_t
             Some(false),
             "{dialect}: {learned:?}"
         );
+    }
+}
+
+/// Found as `liveness` (swarm seed 2273, 4 runs): the peer keeps streams open at
+/// input-required and reaps a task when its stream closes. On a lossy link the consumer's
+/// first close never reached the peer, the task was found alive, and the consumer learned
+/// that tasks survive closes; from then on every answer (or cancel) went out unconfirmed
+/// right after a close and met -32001, and the consumer kept streaming until the job's
+/// deadline. A task found gone by that first call, right after the close, now overturns the
+/// belief: the consumer stops streaming to the peer and finishes.
+#[test]
+fn a_task_gone_right_after_a_close_overturns_the_belief_that_tasks_survive_closes() {
+    let plan = r#"{"faults": [
+        {"at_ms": 545, "kind": "loss", "a": "agent", "b": "consumer", "permille": 83},
+        {"at_ms": 1231, "kind": "partition", "a": "consumer", "b": "agent"}
+    ]}"#;
+    for dialect in [Dialect::V0_3, Dialect::V1_0] {
+        for scenario in [Scenario::OriginIncident, Scenario::CancelAtInputRequired] {
+            let spec = RunSpec {
+                seed: Seed::new(2273),
+                scenario,
+                ..against(
+                    "reaps-on-stream-close-keeps-streams-open-slow-work",
+                    dialect,
+                    Some(plan),
+                )
+            };
+            let result = assert_holds(&spec);
+            let learned = result.reports[0].profile.as_ref().expect("a profile");
+            assert_eq!(
+                learned.task_survives_stream_close,
+                Some(false),
+                "{dialect} {scenario:?}: {learned:?}"
+            );
+        }
     }
 }

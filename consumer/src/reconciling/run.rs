@@ -355,13 +355,26 @@ impl<C: Connector> Run<'_, C> {
     /// The peer answered the follow-up with -32001. That need not mean the task is gone: a
     /// peer may refuse every follow-up while the task waits on. Cancel it (the cancel says
     /// whether it is gone) before starting over, so that nothing is left waiting.
-    async fn answer_refused(&mut self, task_id: &str, error: &ClientError) -> DispatchEnd {
+    ///
+    /// If the task is gone and `gone_with_the_close` (the follow-up was the first call,
+    /// right after the stream closed), it went with the close, as one that `tasks/get`
+    /// finds missing there did.
+    async fn answer_refused(
+        &mut self,
+        task_id: &str,
+        error: &ClientError,
+        gone_with_the_close: bool,
+    ) -> DispatchEnd {
         self.session
             .recorder
             .anomaly(task_id, AnomalyKind::TaskNotFound, error.to_string());
-        self.session
+        let cancel = self
+            .session
             .abandon(task_id, "the peer answered the follow-up with -32001")
             .await;
+        if gone_with_the_close && cancel == CancelResult::TaskGone {
+            self.learn(Observed::TaskSurvivedStreamClose(false));
+        }
         DispatchEnd::Redispatch(format!("the follow-up to task {task_id} got -32001"))
     }
 
@@ -403,7 +416,8 @@ impl<C: Connector> Run<'_, C> {
         let right_at_close =
             || first_try && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
-        if unknown || again {
+        let probed = unknown || again;
+        if probed {
             let why = if again {
                 "answering again"
             } else {
@@ -439,8 +453,15 @@ impl<C: Connector> Run<'_, C> {
                 Err(error) => return Ok(ReadReport::ended(ReadEnd::Failed(error))),
             }
         }
+        // Unprobed, the cancel or the answer is the first call after the close: a task it
+        // finds gone right then went with the close, whatever the profile said (a close
+        // that once seemed to leave a task alive may never have reached the peer, lost on
+        // a lossy link; believing that tasks survive closes let this call go unconfirmed).
+        let first_call_right_at_close = || streamed_before && !probed && right_at_close();
         if self.session.job.cancel_at_input_required {
-            return self.cancel_waiting(&id, slot).await;
+            return self
+                .cancel_waiting(&id, slot, first_call_right_at_close)
+                .await;
         }
         self.session
             .recorder
@@ -491,17 +512,21 @@ impl<C: Connector> Run<'_, C> {
                 if streamed_before && right_at_close() {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
-                Err(self.answer_refused(&id, &error).await)
+                let gone_with_the_close = first_call_right_at_close();
+                Err(self.answer_refused(&id, &error, gone_with_the_close).await)
             }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
         }
     }
 
-    /// Cancels the waiting task, as the job asks, and judges the task the peer returns.
+    /// Cancels the waiting task, as the job asks, and judges the task the peer returns. A
+    /// task the cancel finds gone went with its stream's close if the cancel was
+    /// `first_call_right_at_close` when its answer came.
     async fn cancel_waiting(
         &mut self,
         id: &str,
         slot: &mut Option<Tracked>,
+        first_call_right_at_close: impl Fn() -> bool,
     ) -> Result<ReadReport, DispatchEnd> {
         self.session
             .recorder
@@ -518,7 +543,12 @@ impl<C: Connector> Run<'_, C> {
         }
         match answer {
             Ok(task) => Ok(self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, slot)),
-            Err(error) if error.is_task_not_found() => Err(self.task_lost(id, &error)),
+            Err(error) if error.is_task_not_found() => {
+                if first_call_right_at_close() {
+                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                }
+                Err(self.task_lost(id, &error))
+            }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
         }
     }
