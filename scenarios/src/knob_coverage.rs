@@ -121,6 +121,10 @@ pub const KNOBS: &[(&str, KnobKind)] = &[
     ("v0_3_compat", KnobKind::Enumerated(BOOL)),
     ("check_input_modes", KnobKind::Enumerated(BOOL)),
     ("check_content_type", KnobKind::Enumerated(BOOL)),
+    (
+        "bindings",
+        KnobKind::Enumerated(&["jsonrpc", "http-json", "both"]),
+    ),
     ("sidecar", KnobKind::Enumerated(&["absent", "present"])),
     ("sidecar.route_timeout_ms", KnobKind::Numeric),
     ("sidecar.idle_timeout_ms", KnobKind::Numeric),
@@ -177,8 +181,7 @@ pub fn knob_values(personality: &Personality) -> Vec<(&'static str, String)> {
         v0_3_compat,
         check_input_modes,
         check_content_type,
-        // Not drawn by the swarm yet.
-        bindings: _,
+        bindings,
         sidecar,
     } = personality;
     let mut values = vec![
@@ -213,6 +216,7 @@ pub fn knob_values(personality: &Personality) -> Vec<(&'static str, String)> {
         ("v0_3_compat", label(v0_3_compat)),
         ("check_input_modes", label(check_input_modes)),
         ("check_content_type", label(check_content_type)),
+        ("bindings", label(bindings)),
     ];
     let (mode, after_ms) = match reaping {
         Reaping::Never => ("never", None),

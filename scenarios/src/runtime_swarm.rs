@@ -7,8 +7,10 @@
 //! changes no other knob's draw. The drawn personality is ordinary data: `replay` prints it
 //! as a personality file, which runs exactly like the draw.
 //!
-//! Three couplings keep every drawn job decidable from the personality (possible, or
-//! impossible by a rule the oracle states) instead of possible only by luck:
+//! A runtime with the v0.3 compatibility layer (v0.3 over JSON-RPC) never serves HTTP+JSON
+//! alone, which a personality file could not say either. Three couplings keep every drawn
+//! job decidable from the personality (possible, or impossible by a rule the oracle states)
+//! instead of possible only by luck:
 //! - under a TTL reaper a work step takes at most half the TTL, or tasks would be reaped
 //!   mid-work at random;
 //! - the `#long` script's work fits in 15 s (`long_running_steps × work.max_ms`), below
@@ -70,6 +72,7 @@ pub fn draw(run_seed: Seed) -> Personality {
     let knob = |name: &str| seed.derive(name).rng();
     let name = format!("swarm-{}", run_seed.value());
     let reaping = draw_reaping(&mut knob("reaping"));
+    let v0_3_compat = chance(&mut knob("v0_3_compat"), 50);
     let mut version = knob("card.version");
     let version = format!(
         "{}.{}.{}",
@@ -188,7 +191,7 @@ pub fn draw(run_seed: Seed) -> Personality {
             }
         },
         exact_version: chance(&mut knob("exact_version"), 50),
-        v0_3_compat: chance(&mut knob("v0_3_compat"), 50),
+        v0_3_compat,
         check_input_modes: chance(&mut knob("check_input_modes"), 50),
         check_content_type: chance(&mut knob("check_content_type"), 50),
         sidecar: {
@@ -198,9 +201,18 @@ pub fn draw(run_seed: Seed) -> Personality {
                 idle_timeout_ms: chance(&mut rng, 70).then(|| within(&mut rng, &IDLE_TIMEOUT_MS)),
             })
         },
-        // Not drawn yet: every drawn runtime serves both bindings.
-        bindings: Bindings::Both,
+        bindings: draw_bindings(&mut knob("bindings"), v0_3_compat),
         name,
+    }
+}
+
+/// The bindings a v1.0 runtime serves, each value alike; a runtime with the v0.3
+/// compatibility layer (v0.3 over JSON-RPC) serves JSON-RPC, alone or beside HTTP+JSON.
+fn draw_bindings(rng: &mut ChaCha8Rng, v0_3_compat: bool) -> Bindings {
+    if v0_3_compat {
+        pick_uniform(rng, &[Bindings::JsonRpc, Bindings::Both])
+    } else {
+        pick_uniform(rng, &Bindings::ALL)
     }
 }
 
