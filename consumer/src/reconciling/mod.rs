@@ -16,10 +16,13 @@
 //! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches
 //!   at once (it backs off only after the peer lost a task, which may mean a restart).
 
+mod answer;
 mod config;
+mod ours;
 mod peer_clock;
 mod read;
 mod read_report;
+mod reattach;
 mod run;
 mod tracked;
 

@@ -1,0 +1,54 @@
+//! v0.1's client-chosen task ids: confirming that the task under the job's id is still the
+//! job's, not one the peer started afresh from a later message after losing ours.
+
+use super::run::{DispatchEnd, Run};
+use crate::client::Connector;
+use crate::report::AnomalyKind;
+use meshsim_protocol::{Dialect, Role, Task};
+
+impl<C: Connector> Run<'_, C> {
+    /// In v0.1 the client names tasks, so an answer to a task the peer lost in the meantime
+    /// (reaped, or gone with a restart) silently starts a new task under the same id, and
+    /// its outcome answers the answer, not the job. Before accepting an outcome there, the
+    /// task's history must begin with the job's request; `Some` to start over when it does
+    /// not. Elsewhere a lost id is -32001 or a new id, which the reads already catch.
+    pub(super) async fn confirm_ours(&mut self, task_id: &str) -> Option<DispatchEnd> {
+        if self.session.client.dialect() != Dialect::V0_1 {
+            return None;
+        }
+        let task = self.session.client.get_task(task_id).await.ok()?;
+        self.check_ours(&task).await
+    }
+
+    /// `Some` to start over when `task`, fetched under the job's v0.1 task id, is one the
+    /// peer started afresh from a later message: its history begins with another request.
+    /// Such a task asks its first question again, which looks like a new question; an
+    /// answer to it would complete a task that never saw the job.
+    pub(super) async fn check_ours(&mut self, task: &Task) -> Option<DispatchEnd> {
+        if self.session.client.dialect() != Dialect::V0_1 {
+            return None;
+        }
+        let first = task
+            .history
+            .iter()
+            .find(|message| message.role == Role::User)?;
+        if first.text_content() == self.session.job.request {
+            return None;
+        }
+        let task_id = &task.id;
+        self.session.recorder.anomaly(
+            task_id,
+            AnomalyKind::NewTaskOnFollowup,
+            "the task under this id began with another request: the peer lost ours and started afresh",
+        );
+        self.session
+            .abandon(
+                task_id,
+                "the peer replaced it with a task of its own under the same id",
+            )
+            .await;
+        Some(DispatchEnd::Redispatch(format!(
+            "task {task_id} was restarted by the peer under the same id"
+        )))
+    }
+}

@@ -1,0 +1,73 @@
+//! Following a live task no stream carries: resubscribing where that works, polling with
+//! `tasks/get` where it does not, and what finding the task again after a cut says.
+
+use super::read_report::{ReadEnd, ReadReport};
+use super::run::Run;
+use super::tracked::{Tracked, slot_id};
+use crate::client::Connector;
+use crate::ledger::ConnectionKind;
+use crate::profile::{Observed, ResubscribeBehaviour};
+use meshsim_protocol::RpcResult;
+use tokio::time::Instant;
+
+impl<C: Connector> Run<'_, C> {
+    /// The task is live but nothing is being read: resubscribe where that works, else
+    /// poll it with `tasks/get`.
+    pub(super) async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let id = slot_id(slot);
+        let resubscribe_works = self.profile().resubscribe_after_input_required
+            != Some(ResubscribeBehaviour::TaskNotFound);
+        if !(self.use_streams() && resubscribe_works) {
+            return self.poll(slot).await;
+        }
+        self.session
+            .recorder
+            .decision(&id, "resubscribe", "stream ended while live");
+        match self.session.client.subscribe(&id).await {
+            Ok(stream) => {
+                self.found_again(slot);
+                let report = self
+                    .read(stream, ConnectionKind::Resubscribe, slot, true)
+                    .await;
+                if report.replayed {
+                    self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
+                }
+                report
+            }
+            // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
+            // only that no execution is active (a2a-go).
+            Err(_) => self.poll(slot).await,
+        }
+    }
+
+    /// Waits a poll interval (or until the state's deadline) and reads the task.
+    pub(super) async fn poll(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
+        let deadline = slot
+            .as_ref()
+            .and_then(|task| task.deadline(&self.session.job.deadlines));
+        let wake = Instant::now() + self.config.poll_interval;
+        match deadline {
+            Some((at, state, limit)) if at <= wake => {
+                meshsim_time::sleep_until(at).await;
+                return ReadReport::ended(ReadEnd::Deadline(state, limit));
+            }
+            _ => meshsim_time::sleep_until(wake).await,
+        }
+        match self.session.client.get_task(&slot_id(slot)).await {
+            Ok(found) => {
+                self.found_again(slot);
+                self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot)
+            }
+            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+        }
+    }
+
+    /// The task is there after its stream broke: the peer keeps tasks across cuts.
+    fn found_again(&mut self, slot: &mut Option<Tracked>) {
+        if let Some(task) = slot.as_mut()
+            && std::mem::take(&mut task.broken)
+        {
+            self.learn(Observed::TaskSurvivedBrokenStream(true));
+        }
+    }
+}
