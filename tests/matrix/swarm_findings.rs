@@ -206,3 +206,27 @@ fn a_task_gone_right_after_a_close_overturns_the_belief_that_tasks_survive_close
         }
     }
 }
+
+/// Found as `liveness` (swarm seeds 3757 and 4331, 9 runs): the peer's first four tasks
+/// after a restart stall, and a task dies when its stream closes. After four stalled tasks
+/// the fifth was lost with its stream, which any consumer that streams learns only so, and
+/// the consumer paused 4 s before the next dispatch, as if the peer had restarted five
+/// times: the pause grew with every task started. It now grows with the tasks lost, and
+/// the job finishes.
+#[test]
+fn stalled_tasks_do_not_lengthen_the_pause_after_a_lost_one() {
+    let plan = r#"{"faults": [{"at_ms": 3599, "kind": "crash", "host": "agent"}]}"#;
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against(
+            "stalls-four-tasks-reaps-on-stream-close",
+            dialect,
+            Some(plan),
+        ));
+        let report = &result.reports[0];
+        assert!(
+            matches!(report.outcome, Outcome::Completed { .. }),
+            "{dialect}: {:?}",
+            report.outcome
+        );
+    }
+}

@@ -153,8 +153,11 @@ impl<C: Connector> ReconcilingConsumer<C> {
             peer_clock: PeerClock::default(),
         };
         // Tasks started and given up count against `max_dispatches`; sends that started
-        // nothing are retried with backoff until the job's deadline.
-        let (mut started, mut failed) = (0, 0);
+        // nothing are retried with backoff until the job's deadline. The pause after a lost
+        // task grows with the tasks lost, not with every task started: a stalled task says
+        // nothing about restarts, and after several stalls a pause that counted them would
+        // eat the time the job has left.
+        let (mut started, mut lost, mut failed) = (0, 0, 0);
         loop {
             // A peer that loses tasks may be restarting: give it time. One that let a task
             // sit past its deadline answered all along, and the deadline was the wait.
@@ -178,7 +181,8 @@ impl<C: Connector> ReconcilingConsumer<C> {
             }
             run.session.recorder.decision("", "re-dispatch", &reason);
             if pause {
-                meshsim_time::sleep(self.config.backoff(started)).await;
+                lost += 1;
+                meshsim_time::sleep(self.config.backoff(lost)).await;
             }
         }
     }
