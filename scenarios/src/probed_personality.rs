@@ -3,14 +3,15 @@
 //! --runtime FILE`), swept and shrunk like any built-in. It is [`crate::real_profile`] read
 //! backwards for what the probe measures: the Card's claims, whether streams close at
 //! `input-required` and tasks outlive them, resubscribe, follow-up (and how its turn opens),
-//! repeated states, and cancel. Knobs the probe cannot see keep their defaults.
+//! repeated states, cancel, and (from a v1.0 Card) the bindings served. Knobs the probe
+//! cannot see keep their defaults.
 
 use meshsim_consumer::probe::ProbeReport;
 use meshsim_consumer::{FollowupBehaviour, ResubscribeBehaviour};
-use meshsim_protocol::{ErrorCode, TaskState};
+use meshsim_protocol::{Binding, Dialect, ErrorCode, TaskState};
 use meshsim_runtimes::{
-    CancelOutcome, CardClaims, FollowUp, FollowUpOpening, Personality, Reaping, Resubscribe,
-    StreamClose, TerminalCancel, UnknownTask,
+    Bindings, CancelOutcome, CardClaims, FollowUp, FollowUpOpening, Personality, Reaping,
+    Resubscribe, StreamClose, TerminalCancel, UnknownTask,
 };
 
 /// The personality that reproduces what `report` measured.
@@ -76,7 +77,22 @@ pub fn probed_personality(report: &ProbeReport) -> Personality {
     }
     personality.duplicate_states = repeated_states(report);
     cancel(report, &mut personality);
+    personality.bindings = bindings(report);
     personality
+}
+
+/// The bindings a v1.0 Card offers; both (the default) when it offers neither, or when the
+/// Card is of a dialect that has JSON-RPC alone and so says nothing of HTTP+JSON.
+fn bindings(report: &ProbeReport) -> Bindings {
+    let offers = |binding| report.card.bindings.contains(&binding);
+    if report.card.dialect != Dialect::V1_0 {
+        return Bindings::Both;
+    }
+    match (offers(Binding::JsonRpc), offers(Binding::HttpJson)) {
+        (true, false) => Bindings::JsonRpc,
+        (false, true) => Bindings::HttpJson,
+        _ => Bindings::Both,
+    }
 }
 
 /// The states a turn reported twice in a row: updates the peer sends twice.
@@ -126,7 +142,6 @@ mod tests {
     use super::*;
     use crate::real_profile::real_profile;
     use meshsim_consumer::probe::CardClaims as ProbedCard;
-    use meshsim_protocol::{Binding, Dialect};
     use meshsim_runtimes::{Knobs, builtin};
     use std::sync::Arc;
 
@@ -190,6 +205,21 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn the_bindings_are_those_a_v1_0_card_offers() {
+        let mut measured = report("python-correct");
+        for (offered, served) in [
+            (vec![Binding::JsonRpc, Binding::HttpJson], Bindings::Both),
+            (vec![Binding::HttpJson], Bindings::HttpJson),
+            (vec![Binding::JsonRpc], Bindings::JsonRpc),
+        ] {
+            measured.card.bindings = offered;
+            assert_eq!(probed_personality(&measured).bindings, served);
+        }
+        measured.card.dialect = Dialect::V0_3;
+        assert_eq!(probed_personality(&measured).bindings, Bindings::Both);
     }
 
     #[test]

@@ -158,3 +158,54 @@ fn a_bad_url_exits_2_and_an_absent_agent_exits_1() {
         "{output:?}"
     );
 }
+
+/// `meshsim serve` of a personality file serving only HTTP+JSON says so, and `meshsim probe`
+/// speaks HTTP+JSON to it (the only binding its Card offers), says so, and measures the
+/// spec-correct profile; the personality it writes serves HTTP+JSON alone again.
+#[test]
+fn probe_speaks_http_json_to_a_runtime_that_serves_nothing_else() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/personalities/http-json-only.json"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args(["serve", "--runtime", file, "--dialect", "v1.0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("meshsim serve runs");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let _served = Served(child);
+    let lines: Vec<String> = (0..3)
+        .map(|_| {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            line
+        })
+        .collect();
+    assert_eq!(lines[2], "bindings: HTTP+JSON\n", "{lines:?}");
+    let url = lines[0]
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .expect("the URL");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_http_json");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let written = dir.join("probed.json");
+    let output = probe(&[
+        url,
+        "--json",
+        "--personality-out",
+        written.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(report["binding"], "HTTP+JSON", "{report:#}");
+    assert_eq!(report["card"]["bindings"], serde_json::json!(["HTTP+JSON"]));
+    assert_eq!(report["resubscribe_after_input_required"], "resumes");
+    assert_eq!(report["followup_same_task"], "resumes");
+    assert_eq!(report["get_after_followup"], "completed", "{report:#}");
+    let probed: Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert_eq!(probed["bindings"], "http-json");
+    let text = probe(&[url]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("probed over HTTP+JSON"), "{text}");
+}
