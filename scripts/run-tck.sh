@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) at MUST level over JSON-RPC
-# against `meshsim serve --dialect v1.0` for each personality, and prints a summary table.
+# Runs the official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) against `meshsim serve
+# --dialect v1.0` for each personality, at each level and over each binding asked for (MUST
+# over JSON-RPC unless TCK_LEVELS / TCK_TRANSPORTS say otherwise), and prints a summary table.
 #
 #   scripts/run-tck.sh TCK_DIR [PERSONALITY ...]
+#   TCK_LEVELS="must should" TCK_TRANSPORTS="jsonrpc http_json" scripts/run-tck.sh TCK_DIR
 #
 # TCK_DIR is a checkout of the TCK (the TCK is not vendored). If it does not exist and
 # TCK_SOURCE names a clone source (a URL such as https://github.com/a2aproject/a2a-tck or a
@@ -10,12 +12,15 @@
 # The TCK's Python requirements go into a venv (TCK_VENV, default TCK_DIR/.venv-meshsim),
 # installed from PyPI on first use. With no personality named, every built-in runs; a
 # personality may also be the path of a personality file.
-# Reports land in OUT_DIR (default target/tck/<personality>/): the TCK's junit XML and log.
+# TCK_LEVELS is a list of the TCK's `--level`s (must, should, may), TCK_TRANSPORTS of its
+# `--transport`s (jsonrpc, http_json); each personality runs once per pair, on a fresh server.
+# Reports land in OUT_DIR (default target/tck/<personality>/<level>-<transport>/): the TCK's
+# junit XML and log.
 # MESHSIM names a meshsim binary to serve with instead of building this checkout's.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 TCK_DIR [PERSONALITY ...]   (env: TCK_SOURCE, TCK_VENV, OUT_DIR, MESHSIM, PYTHON)" >&2
+    echo "usage: $0 TCK_DIR [PERSONALITY ...]   (env: TCK_LEVELS, TCK_TRANSPORTS, TCK_SOURCE, TCK_VENV, OUT_DIR, MESHSIM, PYTHON)" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -35,6 +40,14 @@ if [ ! -f "$tck/run_tck.py" ]; then
     git -C "$tck" checkout --quiet 1.0-dev
 fi
 tck="$(cd "$tck" && pwd)"
+read -r -a levels <<<"${TCK_LEVELS:-must}"
+read -r -a transports <<<"${TCK_TRANSPORTS:-jsonrpc}"
+for level in "${levels[@]}"; do
+    case "$level" in must|should|may) ;; *) echo "error: TCK_LEVELS: unknown level $level (must, should, may)" >&2; exit 2 ;; esac
+done
+for transport in "${transports[@]}"; do
+    case "$transport" in jsonrpc|http_json) ;; *) echo "error: TCK_TRANSPORTS: unknown transport $transport (jsonrpc, http_json)" >&2; exit 2 ;; esac
+done
 
 venv="${TCK_VENV:-$tck/.venv-meshsim}"
 if [ ! -x "$venv/bin/python" ]; then
@@ -67,36 +80,42 @@ stop_server() {
 }
 trap stop_server EXIT
 
-labels=()
+runs=()
 for name in "${personalities[@]}"; do
     label="$(basename "$name" .json)"
-    labels+=("$label")
-    dir="$out/$label"
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    "$meshsim" serve --runtime "$name" --dialect v1.0 --addr 127.0.0.1:0 >"$dir/serve.log" 2>&1 &
-    server=$!
-    url=""
-    for _ in $(seq 50); do
-        url="$(grep -o 'http://[^ ]*/' "$dir/serve.log" | head -n 1 || true)"
-        [ -n "$url" ] && break
-        sleep 0.2
+    for level in "${levels[@]}"; do
+        for transport in "${transports[@]}"; do
+            run="$label/$level-$transport"
+            runs+=("$run")
+            dir="$out/$run"
+            rm -rf "$dir"
+            mkdir -p "$dir"
+            "$meshsim" serve --runtime "$name" --dialect v1.0 --addr 127.0.0.1:0 >"$dir/serve.log" 2>&1 &
+            server=$!
+            url=""
+            for _ in $(seq 50); do
+                url="$(grep -o 'http://[^ ]*/' "$dir/serve.log" | head -n 1 || true)"
+                [ -n "$url" ] && break
+                sleep 0.2
+            done
+            if [ -z "$url" ]; then
+                echo "error: meshsim serve --runtime $name printed no URL:" >&2
+                cat "$dir/serve.log" >&2
+                exit 1
+            fi
+            echo "== $run at $url" >&2
+            rm -f "$tck/reports/junitreport.xml"
+            (cd "$tck" && "$venv/bin/python" run_tck.py --sut-host "${url%/}" --level "$level" \
+                --transport "$transport" >"$dir/tck.log" 2>&1) || true
+            cp "$tck/reports/junitreport.xml" "$dir/junit.xml"
+            stop_server
+        done
     done
-    if [ -z "$url" ]; then
-        echo "error: meshsim serve --runtime $name printed no URL:" >&2
-        cat "$dir/serve.log" >&2
-        exit 1
-    fi
-    echo "== $label at $url" >&2
-    rm -f "$tck/reports/junitreport.xml"
-    (cd "$tck" && "$venv/bin/python" run_tck.py --sut-host "${url%/}" --level must --transport jsonrpc \
-        >"$dir/tck.log" 2>&1) || true
-    cp "$tck/reports/junitreport.xml" "$dir/junit.xml"
-    stop_server
 done
 
-"$venv/bin/python" - "$out" "${labels[@]}" <<'PY'
-"""Summarise each personality's junit report: counts, then every failure with its requirement."""
+"$venv/bin/python" - "$out" "${runs[@]}" <<'PY'
+"""Summarise each run's junit report (personality/level-transport): counts, then every
+failure with its requirement."""
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -104,7 +123,7 @@ from pathlib import Path
 
 out, names = Path(sys.argv[1]), sys.argv[2:]
 requirement = re.compile(r"\b((?:[A-Z]+_)?[A-Z]+(?:-[A-Z]+)*-\d+[a-z]?)\b")
-print(f"{'personality':<20} {'passed':>6} {'failed':>6} {'skipped':>7}")
+print(f"{'personality/level-transport':<36} {'passed':>6} {'failed':>6} {'skipped':>7}")
 details = []
 for name in names:
     counts = {"passed": 0, "failed": 0, "skipped": 0}
@@ -121,7 +140,7 @@ for name in names:
             elif child.tag == "skipped":
                 outcome = "skipped"
         counts[outcome] += 1
-    print(f"{name:<20} {counts['passed']:>6} {counts['failed']:>6} {counts['skipped']:>7}")
+    print(f"{name:<36} {counts['passed']:>6} {counts['failed']:>6} {counts['skipped']:>7}")
 shown = {}
 for line in details:
     name = line.split(":", 1)[0]
