@@ -297,7 +297,7 @@ fn python() -> String {
 
 #[test]
 fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one_holds() {
-    let Some(()) = install(Sdk::Python) else {
+    let Some(()) = install(&[Sdk::Python]) else {
         return;
     };
     let python = python();
@@ -318,7 +318,7 @@ fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one
 
 #[test]
 fn the_js_naive_example_gets_the_python_examples_verdicts() {
-    let (Some(()), Some(())) = (install(Sdk::Python), install(Sdk::Js)) else {
+    let Some(()) = install(&[Sdk::Python, Sdk::Js]) else {
         return;
     };
     let (js_code, js_runs, _) = check(

@@ -21,7 +21,7 @@ const SDK: Sdk = Sdk::Js;
 
 #[test]
 fn a2a_js_sdk_interop_and_calibration() {
-    let Some(()) = install(SDK) else { return };
+    let Some(()) = install(&[SDK]) else { return };
     let (agent, base) = start_agent(SDK);
     // The same agent for a client that speaks only v0.3 (its Card there declares v0.3).
     let v03 = format!("{base}/v03");
@@ -67,6 +67,6 @@ fn a2a_js_sdk_interop_and_calibration() {
 /// task it read back (`support::witness`).
 #[test]
 fn the_official_js_client_reads_back_every_personality() {
-    let Some(()) = install(SDK) else { return };
+    let Some(()) = install(&[SDK]) else { return };
     witness_every_personality(SDK);
 }

@@ -26,7 +26,7 @@ const SDK: Sdk = Sdk::Python;
 
 #[test]
 fn a2a_python_sdk_interop_and_calibration() {
-    let Some(()) = install(SDK) else { return };
+    let Some(()) = install(&[SDK]) else { return };
     let (agent, base) = start_agent(SDK);
     // The same agent for a client that speaks only v0.3 (its Card there declares v0.3).
     let v03 = format!("{base}/v03");
@@ -96,7 +96,7 @@ fn a2a_python_sdk_interop_and_calibration() {
 /// task it read back (`support::witness`).
 #[test]
 fn the_official_python_client_reads_back_every_personality() {
-    let Some(()) = install(SDK) else { return };
+    let Some(()) = install(&[SDK]) else { return };
     witness_every_personality(SDK);
 }
 
@@ -105,6 +105,6 @@ fn the_official_python_client_reads_back_every_personality() {
 /// lifecycle through it.
 #[test]
 fn the_official_python_client_reads_back_every_personality_over_http_json() {
-    let Some(()) = install(SDK) else { return };
+    let Some(()) = install(&[SDK]) else { return };
     witness_every_personality_over_http_json();
 }

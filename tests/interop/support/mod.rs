@@ -12,7 +12,7 @@ pub mod witness;
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Once, OnceLock};
 
 /// The repository root (the root package's manifest directory).
 pub fn repo() -> PathBuf {
@@ -128,16 +128,19 @@ pub struct ClientErrors {
     pub no_list_in_v0_3: &'static str,
 }
 
-/// Installs `sdk` with `interop/install.sh` (a no-op when already installed). `None`, with
-/// the reason printed, only when a program the SDK needs is not on this machine and `CI` is
-/// not `true`; under CI a missing program, like a failed install, is a test failure.
-pub fn install(sdk: Sdk) -> Option<()> {
-    for tool in sdk.tools() {
-        let found = Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|output| output.status.success());
-        if !found {
+/// Installs `sdks` with `interop/install.sh` (a no-op for one already installed) and waits
+/// for them. `None`, with the reason printed, only when a program one of them needs is not
+/// on this machine and `CI` is not `true`; under CI a missing program, like a failed
+/// install, is a test failure.
+///
+/// Each SDK's install runs once per test binary, on a thread of its own, started by the
+/// first test that needs it: an install is mostly waiting on a registry (pip's and npm's
+/// downloads: a few CPU seconds in a minute or more), so the two SDKs' installs overlap each
+/// other and the tests running meanwhile. Each SDK has its own directory under
+/// target/interop, so the two scripts never touch each other's files.
+pub fn install(sdks: &[Sdk]) -> Option<()> {
+    for &sdk in sdks {
+        if let Some(tool) = sdk.missing_tool() {
             assert!(
                 std::env::var_os("CI").is_none_or(|ci| ci != "true"),
                 "the {} interop test needs `{tool}`, which is not on this machine; \
@@ -151,28 +154,73 @@ pub fn install(sdk: Sdk) -> Option<()> {
             return None;
         }
     }
-    // The tests of this binary run on parallel threads, and two installs of one SDK into
-    // target/interop at once break each other (one removes the venv the other fills); the
-    // first install does the work and the others find it done.
-    static ONE_INSTALL_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _installing = ONE_INSTALL_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for &sdk in sdks {
+        sdk.start_install();
+    }
+    for &sdk in sdks {
+        match sdk.install_outcome().wait() {
+            Ok(stdout) => eprint!("{stdout}"),
+            Err(failure) => panic!("{failure}"),
+        }
+    }
+    Some(())
+}
+
+impl Sdk {
+    /// The first program the SDK needs that is not on this machine.
+    fn missing_tool(self) -> Option<&'static str> {
+        self.tools().iter().copied().find(|tool| {
+            !Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|output| output.status.success())
+        })
+    }
+
+    /// Starts its install on a thread of its own, unless this test binary already has.
+    fn start_install(self) {
+        static PYTHON: Once = Once::new();
+        static JS: Once = Once::new();
+        let started = match self {
+            Sdk::Python => &PYTHON,
+            Sdk::Js => &JS,
+        };
+        started.call_once(|| {
+            std::thread::spawn(move || {
+                // Set exactly once, here: every test waiting on it wakes with this outcome.
+                let _ = self.install_outcome().set(run_install_script(self));
+            });
+        });
+    }
+
+    /// The outcome of its install in this test binary: the script's output, or why it failed.
+    fn install_outcome(self) -> &'static OnceLock<Result<String, String>> {
+        static PYTHON: OnceLock<Result<String, String>> = OnceLock::new();
+        static JS: OnceLock<Result<String, String>> = OnceLock::new();
+        match self {
+            Sdk::Python => &PYTHON,
+            Sdk::Js => &JS,
+        }
+    }
+}
+
+/// `interop/install.sh SDK`: its output when it succeeds, else a message with all it printed.
+fn run_install_script(sdk: Sdk) -> Result<String, String> {
     let output = Command::new("bash")
         .arg(repo().join("interop/install.sh"))
         .arg(sdk.name())
         .output()
-        .expect("bash runs interop/install.sh");
-    assert!(
-        output.status.success(),
-        "interop/install.sh {} failed ({}):\n{}{}",
-        sdk.name(),
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    eprint!("{}", String::from_utf8_lossy(&output.stdout));
-    Some(())
+        .map_err(|error| format!("cannot run interop/install.sh with bash: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "interop/install.sh {} failed ({}):\n{}{}",
+            sdk.name(),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// A current-thread tokio runtime for the async steps.
