@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 /// The served process; killed when dropped so a failing test leaves nothing behind.
@@ -57,65 +57,83 @@ fn probe_reports_each_seed_runtimes_real_profile_as_json() {
         ),
         ("jvm-reaping", "task-not-found", "new-task", false),
     ];
-    for dialect in ["v0.1", "v0.3", "v1.0"] {
-        for (runtime, resubscribe, followup, survives) in expected {
-            let (_served, url) = serve(runtime, dialect);
-            let output = probe(&[&url, "--json"]);
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
-            let report: Value = serde_json::from_str(&stdout).expect("one JSON object");
-            let context = format!("{runtime} {dialect}: {report:#}");
-            assert_eq!(
-                report["resubscribe_after_input_required"], resubscribe,
-                "{context}"
-            );
-            assert_eq!(report["followup_same_task"], followup, "{context}");
-            assert_eq!(report["stream_closes_on_input_required"], true, "{context}");
-            assert_eq!(report["task_survives_stream_close"], survives, "{context}");
-            assert_eq!(report["card"]["streaming"], true, "{context}");
-            assert_eq!(report["card"]["name"], runtime, "{context}");
-            let contradictions = report["contradictions"].as_array().expect("a list");
-            assert_eq!(
-                contradictions.is_empty(),
-                runtime == "python-correct",
-                "{context}"
-            );
+    // A probe is a second or so of waiting on real timers and almost no CPU, so the cases,
+    // each with a server of its own, run side by side.
+    std::thread::scope(|cases| {
+        for dialect in ["v0.1", "v0.3", "v1.0"] {
+            for (runtime, resubscribe, followup, survives) in expected {
+                cases.spawn(move || {
+                    let (_served, url) = serve(runtime, dialect);
+                    let output = probe(&[&url, "--json"]);
+                    let stdout = String::from_utf8_lossy(&output.stdout);
+                    assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
+                    let report: Value = serde_json::from_str(&stdout).expect("one JSON object");
+                    let context = format!("{runtime} {dialect}: {report:#}");
+                    assert_eq!(
+                        report["resubscribe_after_input_required"], resubscribe,
+                        "{context}"
+                    );
+                    assert_eq!(report["followup_same_task"], followup, "{context}");
+                    assert_eq!(report["stream_closes_on_input_required"], true, "{context}");
+                    assert_eq!(report["task_survives_stream_close"], survives, "{context}");
+                    assert_eq!(report["card"]["streaming"], true, "{context}");
+                    assert_eq!(report["card"]["name"], runtime, "{context}");
+                    let contradictions = report["contradictions"].as_array().expect("a list");
+                    assert_eq!(
+                        contradictions.is_empty(),
+                        runtime == "python-correct",
+                        "{context}"
+                    );
+                });
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn the_personality_a_probe_writes_serves_the_profile_it_measured() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_personality_out");
     std::fs::create_dir_all(&dir).expect("a scratch directory");
-    for runtime in meshsim_runtimes::BUILTIN_NAMES {
-        for dialect in ["v0.3", "v1.0"] {
-            let (served, url) = serve(runtime, dialect);
-            let file = dir.join(format!("{runtime}-{dialect}.json"));
-            let file_arg = file.to_str().unwrap();
-            let output = probe(&[&url, "--json", "--personality-out", file_arg]);
-            assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
-            drop(served);
-            let measured: Value = serde_json::from_slice(&output.stdout).unwrap();
-            let (_served, again_url) = serve(file_arg, dialect);
-            let again = probe(&[&again_url, "--json"]);
-            assert!(again.status.success(), "{file_arg}: {again:?}");
-            let again: Value = serde_json::from_slice(&again.stdout).unwrap();
-            let behaviour = |report: &Value| {
-                let mut report = report.clone();
-                let fields = report.as_object_mut().unwrap();
-                fields.remove("url");
-                fields.remove("task_id");
-                report
-            };
-            assert_eq!(
-                behaviour(&again),
-                behaviour(&measured),
-                "{runtime} {dialect}: the probed file {} serves another profile",
-                std::fs::read_to_string(&file).unwrap()
-            );
+    // Each case, with servers of its own, on its own thread: two probes are a few seconds of
+    // waiting on real timers and almost no CPU.
+    std::thread::scope(|cases| {
+        for runtime in meshsim_runtimes::BUILTIN_NAMES {
+            for dialect in ["v0.3", "v1.0"] {
+                let file = dir.join(format!("{runtime}-{dialect}.json"));
+                cases.spawn(move || {
+                    probed_file_serves_the_measured_profile(runtime, dialect, &file)
+                });
+            }
         }
-    }
+    });
+}
+
+/// Probes `runtime` served in `dialect` into the personality `file`, then serves that file and
+/// probes it again: the two reports are the same but for the URL and the task's id.
+fn probed_file_serves_the_measured_profile(runtime: &str, dialect: &str, file: &Path) {
+    let (served, url) = serve(runtime, dialect);
+    let file_arg = file.to_str().unwrap();
+    let output = probe(&[&url, "--json", "--personality-out", file_arg]);
+    assert!(output.status.success(), "{runtime} {dialect}: {output:?}");
+    drop(served);
+    let measured: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (_served, again_url) = serve(file_arg, dialect);
+    let again = probe(&[&again_url, "--json"]);
+    assert!(again.status.success(), "{file_arg}: {again:?}");
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let behaviour = |report: &Value| {
+        let mut report = report.clone();
+        let fields = report.as_object_mut().unwrap();
+        fields.remove("url");
+        fields.remove("task_id");
+        report
+    };
+    assert_eq!(
+        behaviour(&again),
+        behaviour(&measured),
+        "{runtime} {dialect}: the probed file {} serves another profile",
+        std::fs::read_to_string(file).unwrap()
+    );
 }
 
 #[test]
