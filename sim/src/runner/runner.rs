@@ -38,7 +38,7 @@ pub struct CheckPoint {
 }
 
 /// Why a run could not be carried out (a run that merely fails its checks still returns a
-/// [`Run`]).
+/// [`Run`](crate::Run)).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The run configuration is unusable.

@@ -1,19 +1,14 @@
-//! The fixed lifecycle probe behind `meshsim probe`: measures what a real agent does with a
-//! task's lifecycle and sets it beside what its Card claims.
-//!
-//! Steps: fetch the Card (and choose the binding from it, as every client does: the first
-//! of its interfaces the client speaks); start a streamed task and read it to `input-required` (where the
-//! agent gets there); watch whether the stream closes on its own (closing it from this side
-//! if not); `tasks/get` to see whether the task outlived its stream; resubscribe; follow up
-//! with the same `taskId`; get; cancel whatever is left.
+//! The probe's walk through one task's lifecycle against a real agent: the streamed first turn
+//! to a settled state, whether the task outlives its stream, resubscribe, the same-id
+//! follow-up, and the cancel of whatever is left.
 
-use crate::client::{A2aClient, ClientConfig, ClientError, Connector, EventStream};
+use super::contradictions::contradictions;
+use super::report::{CardClaims, ProbeConfig, ProbeReport};
+use crate::client::{A2aClient, ClientError, Connector, EventStream};
 use crate::ids::IdSource;
 use crate::profile::{FollowupBehaviour, ResubscribeBehaviour};
 use crate::session;
-use meshsim_protocol::{AgentCard, Binding, Dialect, Message, Role, StreamEvent, TaskState};
-use serde::Serialize;
-use std::time::Duration;
+use meshsim_protocol::{Dialect, Message, Role, StreamEvent, TaskState};
 
 /// The states that end a turn: the task waits for the client, or is over.
 const SETTLED: [TaskState; 6] = [
@@ -24,113 +19,6 @@ const SETTLED: [TaskState; 6] = [
     TaskState::Canceled,
     TaskState::Rejected,
 ];
-
-/// What the probe sends and how long it watches.
-#[derive(Debug, Clone)]
-pub struct ProbeConfig {
-    pub client: ClientConfig,
-    /// The text of the task the probe starts.
-    pub request: String,
-    /// The answer it sends when asked for input.
-    pub answer: String,
-    /// How long a quiet stream is watched before the probe decides it stays open.
-    pub settle: Duration,
-    /// Seed of the probe's ids.
-    pub seed: u64,
-}
-
-impl Default for ProbeConfig {
-    fn default() -> Self {
-        ProbeConfig {
-            client: ClientConfig {
-                idle_timeout: Duration::from_secs(30),
-                ..ClientConfig::default()
-            },
-            request: "Summarise the attached report".to_string(),
-            answer: "Plain text, please".to_string(),
-            settle: Duration::from_secs(2),
-            seed: 0,
-        }
-    }
-}
-
-/// What the Card claims, in the origin note's terms.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CardClaims {
-    pub name: String,
-    pub version: String,
-    pub dialect: Dialect,
-    /// The bindings of the Card's interfaces that meshsim speaks, in the Card's order.
-    pub bindings: Vec<Binding>,
-    pub streaming: Option<bool>,
-    pub push_notifications: Option<bool>,
-    pub state_transition_history: Option<bool>,
-}
-
-impl CardClaims {
-    fn of(card: &AgentCard, dialect: Dialect) -> Self {
-        CardClaims {
-            name: card.name.clone(),
-            version: card.version.clone(),
-            dialect,
-            bindings: offered_bindings(card, dialect),
-            streaming: card.capabilities.streaming,
-            push_notifications: card.capabilities.push_notifications,
-            state_transition_history: card.capabilities.state_transition_history,
-        }
-    }
-}
-
-/// Each binding of the Card's interfaces that meshsim speaks in `dialect`, once, in the
-/// Card's order.
-fn offered_bindings(card: &AgentCard, dialect: Dialect) -> Vec<Binding> {
-    let mut bindings = Vec::new();
-    for interface in &card.interfaces {
-        if let Some(binding) = Binding::from_name(&interface.protocol_binding)
-            && binding.exists_in(dialect)
-            && !bindings.contains(&binding)
-        {
-            bindings.push(binding);
-        }
-    }
-    bindings
-}
-
-/// A claim of the Card that the measured lifecycle contradicts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Contradiction {
-    /// The claim, e.g. `capabilities.streaming = true`.
-    pub claim: String,
-    /// What the probe saw instead.
-    pub observed: String,
-}
-
-/// The measured lifecycle profile beside the Card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProbeReport {
-    pub url: String,
-    pub card: CardClaims,
-    /// The binding the probe spoke: the first of the Card's that the client speaks.
-    pub binding: Binding,
-    /// The task the probe started, if the agent named one.
-    pub task_id: Option<String>,
-    /// The states the first turn went through, in order.
-    pub first_turn: Vec<TaskState>,
-    pub reached_input_required: bool,
-    pub stream_closes_on_input_required: Option<bool>,
-    pub task_survives_stream_close: Option<bool>,
-    pub resubscribe_after_input_required: Option<ResubscribeBehaviour>,
-    pub followup_same_task: Option<FollowupBehaviour>,
-    /// The states the follow-up's answer went through.
-    pub followup_turn: Vec<TaskState>,
-    /// `tasks/get` after the follow-up: the state, or the error.
-    pub get_after_followup: Option<String>,
-    /// `tasks/cancel` at the end: the state, or the error.
-    pub cancel: Option<String>,
-    pub contradictions: Vec<Contradiction>,
-    /// Anything else worth telling: failures of single steps, why a step was skipped.
-    pub notes: Vec<String>,
-}
 
 /// Runs the probe against the agent at `url`. Fails only when no Card can be read; every
 /// later failure is part of the report.
@@ -415,68 +303,4 @@ fn describe(error: &ClientError) -> String {
         Some(code) => format!("error:{}", code.code()),
         None => format!("failed: {error}"),
     }
-}
-
-/// The Card's claims that the measured profile contradicts.
-pub fn contradictions(report: &ProbeReport) -> Vec<Contradiction> {
-    let mut found = Vec::new();
-    let streaming = report.card.streaming == Some(true);
-    let history = report.card.state_transition_history == Some(true);
-    let claim_streaming = "capabilities.streaming = true".to_string();
-    if streaming && report.task_survives_stream_close == Some(false) {
-        found.push(Contradiction {
-            claim: claim_streaming.clone(),
-            observed: "the task is gone once its stream closes: it cannot be resumed".to_string(),
-        });
-    }
-    if streaming
-        && let Some(behaviour) = report.resubscribe_after_input_required
-        && behaviour != ResubscribeBehaviour::Resumes
-    {
-        found.push(Contradiction {
-            claim: claim_streaming.clone(),
-            observed: format!(
-                "resubscribe after input-required {}",
-                match behaviour {
-                    ResubscribeBehaviour::Replays =>
-                        "replays every event from the start".to_string(),
-                    ResubscribeBehaviour::TaskNotFound => "answers -32001 TaskNotFound".to_string(),
-                    other => format!("fails ({other})"),
-                }
-            ),
-        });
-    }
-    if streaming
-        && let Some(behaviour) = report.followup_same_task
-        && behaviour != FollowupBehaviour::Resumes
-    {
-        found.push(Contradiction {
-            claim: claim_streaming,
-            observed: format!(
-                "a follow-up with the same taskId {}",
-                match behaviour {
-                    FollowupBehaviour::ResumesWithDuplicateSubmitted =>
-                        "resumes only after a second `submitted`",
-                    FollowupBehaviour::NewTask => "starts a new task",
-                    _ => "answers -32001 TaskNotFound",
-                }
-            ),
-        });
-    }
-    if history {
-        let claim = "capabilities.stateTransitionHistory = true".to_string();
-        if report.resubscribe_after_input_required == Some(ResubscribeBehaviour::Replays) {
-            found.push(Contradiction {
-                claim: claim.clone(),
-                observed: "history is replayed as if live, not served as history".to_string(),
-            });
-        }
-        if report.followup_same_task == Some(FollowupBehaviour::ResumesWithDuplicateSubmitted) {
-            found.push(Contradiction {
-                claim,
-                observed: "the transition history goes back to `submitted` mid-task".to_string(),
-            });
-        }
-    }
-    found
 }
