@@ -96,11 +96,7 @@ fn read(
         );
         return Err((id, None, error));
     }
-    let header = headers
-        .get(version::HEADER)
-        .and_then(|value| value.to_str().ok());
-    version::check_request_version(dialect, header).map_err(|error| (id.clone(), None, error))?;
-    exact_version(host, dialect, header).map_err(|error| (id.clone(), None, error))?;
+    check_version(host, dialect, headers).map_err(|error| (id.clone(), None, error))?;
     let Some(name) = json.get("method").and_then(Value::as_str) else {
         let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
         return Err((id, None, error));
@@ -118,6 +114,20 @@ fn read(
     codec
         .decode_request(&json)
         .map_err(|problem| (id, Some(method), invalid(problem)))
+}
+
+/// The `A2A-Version` rules a request meets over either binding: the major-version rule every
+/// server applies, then the personality's [`exact_version`].
+pub(crate) fn check_version(
+    host: &Host,
+    dialect: Dialect,
+    headers: &HeaderMap,
+) -> Result<(), RpcError> {
+    let header = headers
+        .get(version::HEADER)
+        .and_then(|value| value.to_str().ok());
+    version::check_request_version(dialect, header)?;
+    exact_version(host, dialect, header)
 }
 
 /// A personality that compares the whole `A2A-Version` (a2a-js 1.3 refuses `1.1`) on top of

@@ -22,7 +22,7 @@
 
 use crate::endpoint::{self, Answer};
 use crate::store::Host;
-use crate::{stream, unserved};
+use crate::{media, stream, unserved};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
@@ -30,7 +30,6 @@ use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::{
     Dialect, ErrorCode, Method, RequestId, RpcError, RpcRequest, RpcResponse, RpcResult, http_json,
-    version,
 };
 use meshsim_trace::TraceEvent;
 use serde_json::{Map, Value, json};
@@ -188,7 +187,8 @@ fn query_params(query: BTreeMap<String, String>) -> Map<String, Value> {
         .collect()
 }
 
-/// Reads `params` as the `method` call the v1.0 codec knows, checks `A2A-Version`, and
+/// Checks the headers as JSON-RPC requests are checked (the personality's Content-Type rule,
+/// `A2A-Version`), reads `params` as the `method` call the v1.0 codec knows, and
 /// answers from the task store.
 async fn call(
     host: &Arc<Host>,
@@ -196,10 +196,14 @@ async fn call(
     method: Method,
     params: Map<String, Value>,
 ) -> Response<Body> {
-    let header = headers
-        .get(version::HEADER)
-        .and_then(|value| value.to_str().ok());
-    if let Err(error) = version::check_request_version(Dialect::V1_0, header) {
+    let content_type = if host.personality.check_content_type {
+        media::check_content_type(headers)
+    } else {
+        Ok(())
+    };
+    if let Err(error) =
+        content_type.and_then(|()| endpoint::check_version(host, Dialect::V1_0, headers))
+    {
         return refusal(host, Some(method), &error);
     }
     let codec = Dialect::V1_0.codec();

@@ -34,8 +34,12 @@ enum Outcome {
     Error(ErrorCode),
 }
 
-/// The HTTP request for `request` over `binding`.
-fn http_request(binding: Binding, request: &Request) -> HttpRequest<Body> {
+/// The HTTP request for `request` over `binding`, with `headers` in place of the defaults.
+fn http_request(
+    binding: Binding,
+    request: &Request,
+    headers: &[(&'static str, &'static str)],
+) -> HttpRequest<Body> {
     let codec = Dialect::V1_0.codec();
     let encoded = codec
         .encode_request(&RpcRequest {
@@ -75,14 +79,19 @@ fn http_request(binding: Binding, request: &Request) -> HttpRequest<Body> {
             }
         }
     };
-    HttpRequest::builder()
+    let mut http = HttpRequest::builder()
         .method(method)
         .uri(path)
         .header("host", "agent.test")
         .header("content-type", "application/json")
         .header("A2A-Version", "1.0")
         .body(body.map_or_else(Body::empty, |body| Body::from(body.to_string())))
-        .unwrap()
+        .unwrap();
+    for (name, value) in headers {
+        http.headers_mut()
+            .insert(*name, http::HeaderValue::from_static(value));
+    }
+    http
 }
 
 /// A body of `binding` as the JSON-RPC response the v1.0 codec reads (HTTP+JSON sends the
@@ -95,10 +104,19 @@ fn as_response(binding: Binding, body: Value) -> Value {
 }
 
 async fn call(router: &Router, binding: Binding, request: Request) -> Outcome {
+    call_with_headers(router, binding, request, &[]).await
+}
+
+async fn call_with_headers(
+    router: &Router,
+    binding: Binding,
+    request: Request,
+    headers: &[(&'static str, &'static str)],
+) -> Outcome {
     let method = request.method();
     let response = router
         .clone()
-        .oneshot(http_request(binding, &request))
+        .oneshot(http_request(binding, &request, headers))
         .await
         .unwrap();
     let status = response.status().as_u16();
@@ -265,6 +283,45 @@ async fn every_personality_answers_the_same_over_http_json_as_over_json_rpc() {
             "{personality}"
         );
     }
+}
+
+/// A personality's header rules hold over either binding: `exact_version` (a2a-js 1.3
+/// refuses `A2A-Version: 1.1`) and `check_content_type` (a body declared as anything but JSON).
+#[tokio::test(start_paused = true)]
+async fn every_personality_checks_request_headers_the_same_over_both_bindings() {
+    let mut refusals = Vec::new();
+    for personality in BUILTIN_NAMES {
+        for headers in [[("A2A-Version", "1.1")], [("content-type", "text/plain")]] {
+            let mut outcomes = Vec::new();
+            for binding in [Binding::JsonRpc, Binding::HttpJson] {
+                let runtime = Runtime::new(
+                    builtin(personality).unwrap(),
+                    Dialect::V1_0,
+                    Clock::fixed(Duration::ZERO),
+                    7,
+                );
+                let request = Request::SendMessage(send("hello", "m-1", None));
+                outcomes
+                    .push(call_with_headers(&runtime.router(), binding, request, &headers).await);
+            }
+            assert_eq!(outcomes[0], outcomes[1], "{personality}, {headers:?}");
+            if let Outcome::Error(code) = &outcomes[0] {
+                refusals.push((*personality, headers[0].0, *code));
+            }
+        }
+    }
+    // The rules are on somewhere, so the comparison above saw refusals, not only answers.
+    assert!(
+        refusals.contains(&("a2a-js-1.3", "A2A-Version", ErrorCode::VersionNotSupported)),
+        "{refusals:?}"
+    );
+    assert!(
+        refusals
+            .iter()
+            .any(|(_, header, code)| *header == "content-type"
+                && *code == ErrorCode::ContentTypeNotSupported),
+        "{refusals:?}"
+    );
 }
 
 #[tokio::test]
