@@ -8,6 +8,7 @@ mod discovery;
 mod error;
 mod http;
 mod http_json;
+mod reader;
 mod stream;
 
 pub use connector::{BoxError, Connector, TcpConnector};
@@ -18,10 +19,11 @@ use crate::ids::IdSource;
 use crate::profile::ProfileKey;
 use ::http::{Method as HttpMethod, StatusCode, Uri};
 use meshsim_protocol::{
-    AgentCard, Binding, Codec, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request,
+    AgentCard, Binding, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request,
     RequestId, Role, RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, sse, version,
 };
 use meshsim_trace::TraceEvent;
+use reader::Reader;
 use serde_json::Value;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -298,29 +300,6 @@ impl<C: Connector> A2aClient<C> {
             method,
         };
         reader.read(json)
-    }
-}
-
-/// How the answers to one call are read: the binding's framing around the dialect's codec.
-#[derive(Clone, Copy)]
-struct Reader {
-    binding: Binding,
-    codec: &'static dyn Codec,
-    method: Method,
-}
-
-impl Reader {
-    /// An answer body, or one event of a stream, as the result (or A2A error) it carries.
-    fn read(&self, json: Value) -> Result<RpcResult, ClientError> {
-        let envelope = match self.binding {
-            Binding::JsonRpc => json,
-            Binding::HttpJson => http_json::as_json_rpc(json)?,
-        };
-        let response = self
-            .codec
-            .decode_response(&envelope, Some(self.method))
-            .map_err(ClientError::Decode)?;
-        response.outcome.map_err(ClientError::Rpc)
     }
 }
 

@@ -2,9 +2,9 @@
 //! response, or over HTTP+JSON a bare `StreamResponse` or error body), keep-alive comments
 //! ignored, each wait for bytes bounded by an idle timeout.
 
-use super::Reader;
 use super::error::ClientError;
 use super::http::{Connection, Exchange};
+use super::reader::Reader;
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
