@@ -14,6 +14,8 @@
 //! figure is timed by two clocks ([`stopwatch`]): the thread's CPU time, which a busy
 //! machine does not move, and the wall clock; each figure says which.
 
+mod budget;
+mod figures;
 pub mod floor;
 pub mod http_message;
 pub mod real;
@@ -22,6 +24,10 @@ pub mod stopwatch;
 pub mod tape;
 mod workload;
 
+pub use budget::Budget;
+pub use figures::{
+    ByClock, Figures, FloorCost, FloorSample, Headline, RealVsSimulated, Scaling, SimulatedBeside,
+};
 pub use workload::{DIALECT, PERSONALITIES, Stepping, incident};
 
 use crate::consumer_choice::ConsumerChoice;
@@ -29,169 +35,10 @@ use crate::matrix::Matrix;
 use crate::run_spec::{Faults, RuntimeChoice};
 use crate::scenario::Scenario;
 use floor::Script;
-use real::RealRun;
-use serde::Serialize;
 use simulated::SimulatedSample;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 use stopwatch::{Clock, Stopwatch};
-
-/// How much to measure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Seeds per personality for (a) and (c).
-    pub seeds: u64,
-    /// Real runs per personality for (b) (each takes about a second of real time).
-    pub real_runs: u64,
-    /// How often the fault-free simulated counterpart of each real run is repeated.
-    pub sim_rounds: u32,
-    /// How often the floor replays each taped run.
-    pub floor_rounds: u32,
-    /// Seeds per personality for the `--jobs` scaling sweeps (0: skip them).
-    pub scaling_seeds: u64,
-}
-
-impl Budget {
-    /// Finishes in well under a minute on two cores.
-    pub const QUICK: Budget = Budget {
-        seeds: 100,
-        real_runs: 1,
-        sim_rounds: 10,
-        floor_rounds: 20,
-        scaling_seeds: 100,
-    };
-    /// Larger samples.
-    pub const FULL: Budget = Budget {
-        seeds: 500,
-        real_runs: 3,
-        sim_rounds: 20,
-        floor_rounds: 50,
-        scaling_seeds: 400,
-    };
-}
-
-/// The protocol floor of one personality's runs.
-#[derive(Debug, Clone, Serialize)]
-pub struct FloorSample {
-    pub personality: String,
-    pub runs: u64,
-    /// Exchanges (Card fetches and calls) per run, on average.
-    pub exchanges_per_run: f64,
-    /// Timed by the thread's CPU time.
-    pub thread_cpu: FloorCost,
-    /// Timed by the wall clock.
-    pub wall: FloorCost,
-}
-
-impl FloorSample {
-    pub fn by(&self, clock: Clock) -> &FloorCost {
-        match clock {
-            Clock::ThreadCpu => &self.thread_cpu,
-            Clock::Wall => &self.wall,
-        }
-    }
-}
-
-/// The floor against the simulated runs, by one clock.
-#[derive(Debug, Clone, Serialize)]
-pub struct FloorCost {
-    pub floor_us_per_run: f64,
-    /// With fast-forward.
-    pub simulated_us_per_run: f64,
-    pub cost_over_floor: f64,
-    /// With every step taken.
-    pub fixed_us_per_run: f64,
-    pub fixed_cost_over_floor: f64,
-}
-
-/// One real run beside its simulated counterpart.
-#[derive(Debug, Clone, Serialize)]
-pub struct RealVsSimulated {
-    /// The real run, timed by the wall clock (it mostly waits on real timers).
-    #[serde(flatten)]
-    pub real: RealRun,
-    /// Simulated time of that run: what the real run should take.
-    pub simulated_time_ms: f64,
-    /// The same seed simulated without faults, timed by the thread's CPU time.
-    pub thread_cpu: SimulatedBeside,
-    /// The same, timed by the wall clock.
-    pub wall: SimulatedBeside,
-}
-
-impl RealVsSimulated {
-    pub fn by(&self, clock: Clock) -> &SimulatedBeside {
-        match clock {
-            Clock::ThreadCpu => &self.thread_cpu,
-            Clock::Wall => &self.wall,
-        }
-    }
-}
-
-/// A simulated run beside the real one, by one clock.
-#[derive(Debug, Clone, Serialize)]
-pub struct SimulatedBeside {
-    /// Time per run with fast-forward.
-    pub simulated_ms: f64,
-    /// The real run's wall time over that.
-    pub speedup: f64,
-    /// Time per run with every step taken.
-    pub fixed_ms: f64,
-    pub fixed_speedup: f64,
-}
-
-/// Sweep throughput on one and on two threads, by the wall clock (the point is how much
-/// sooner a sweep ends, so it is the one figure the thread's CPU time cannot give).
-#[derive(Debug, Clone, Serialize)]
-pub struct Scaling {
-    pub runs: usize,
-    pub jobs_1_seeds_per_sec: f64,
-    pub jobs_2_seeds_per_sec: f64,
-    /// `jobs_2 / jobs_1`: 2.0 would be perfect on two free cores.
-    pub ratio: f64,
-}
-
-/// The three headline figures of one way of stepping.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Headline {
-    /// Simulated runs per second under swarm faults, one thread, all personalities.
-    pub seeds_per_sec: f64,
-    /// Real wall time per run over simulated wall time per run (geometric mean).
-    pub speedup_vs_real: f64,
-    /// Simulated wall time per run over the protocol floor's (geometric mean).
-    pub cost_over_floor: f64,
-}
-
-/// The headline figures by one clock, fast-forward and fixed steps side by side.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ByClock {
-    /// The clock every figure here was timed by.
-    pub clock: Clock,
-    /// With idle fast-forward (the default): the figures the targets apply to.
-    #[serde(flatten)]
-    pub fast_forward: Headline,
-    /// The same runs with every step taken, measured beside them.
-    pub fixed_steps: Headline,
-    /// `seeds_per_sec` with fast-forward over with fixed steps.
-    pub fast_forward_over_fixed: f64,
-}
-
-/// Everything `meshsim bench` reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    /// The simulated time per step of every simulated run.
-    pub tick_ms: u64,
-    /// The headline, timed by the thread's CPU time: what a run costs, whatever else the
-    /// machine runs. (`speedup_vs_real` sets the real run's wall time against it.)
-    #[serde(flatten)]
-    pub thread_cpu: ByClock,
-    /// The same figures timed by the wall clock, which a busy machine depresses.
-    pub wall: ByClock,
-    pub cores: usize,
-    pub simulated: Vec<SimulatedSample>,
-    pub real: Vec<RealVsSimulated>,
-    pub floor: Vec<FloorSample>,
-    pub scaling: Option<Scaling>,
-}
 
 /// Measures (a), (b) and (c) for every origin-incident personality, and the `--jobs` scaling, with
 /// simulated runs stepped every `tick`. `progress` hears what is being measured.
