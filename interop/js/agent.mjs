@@ -27,7 +27,7 @@ if (!prefix) {
 const require = createRequire(join(prefix, 'package.json'));
 const express = require('express');
 const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = require('@a2a-js/sdk/server');
-const { UserBuilder, agentCardHandler, jsonRpcHandler } = require('@a2a-js/sdk/server/express');
+const { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } = require('@a2a-js/sdk/server/express');
 const { Role, TaskState } = require('@a2a-js/sdk');
 
 function portFromArgs() {
@@ -54,6 +54,8 @@ const card = {
   supportedInterfaces: [
     { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
     { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' },
+    // The SDK's HTTP+JSON routes are served beside JSON-RPC, as the a2a-js-1.3 personality does.
+    { url: url.replace(/\/$/, ''), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
   ],
   provider: undefined,
   capabilities: { streaming: true, pushNotifications: false, extensions: [] },
@@ -207,6 +209,7 @@ app.use(
 app.use('/v03', jsonRpcHandler({ requestHandler: v03Handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
 app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+app.use('/', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
 
 const server = app.listen(port, '127.0.0.1', () => {
   console.log(`ready ${url}`);

@@ -5,8 +5,9 @@ message; a follow-up carrying the task's id and the answer goes working -> artif
 completed.
 
 It serves the SDK's JSON-RPC routes on http://127.0.0.1:PORT/ with the SDK's v0.3
-compatibility layer on, and the v1.0 Card (one v1.0 interface, as a2a-sdk agents usually
-declare) at /.well-known/agent-card.json. Under /v03/ the same agent (same handler, same
+compatibility layer on, the SDK's HTTP+JSON routes beside them (as the TCK runs the SDK, and
+as the a2a-python-1.3 personality serves), and the v1.0 Card (the JSON-RPC interface first,
+then HTTP+JSON) at /.well-known/agent-card.json. Under /v03/ the same agent (same handler, same
 tasks) is offered to clients that speak only v0.3: a Card declaring one v0.3 interface (the
 SDK adds the v0.3 fields itself) and the same JSON-RPC routes.
 
@@ -32,7 +33,11 @@ from a2a.helpers import (
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import (
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
@@ -87,17 +92,23 @@ class SeedScript(AgentExecutor):
         await updater.cancel()
 
 
-def card(url: str, protocol_version: str) -> AgentCard:
-    """The agent's Card, declaring one JSON-RPC interface at `url`."""
+def card(url: str, protocol_version: str, rest_url: str | None = None) -> AgentCard:
+    """The agent's Card, declaring a JSON-RPC interface at `url` and, given `rest_url`, an
+    HTTP+JSON one there after it."""
+    interfaces = [
+        AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version=protocol_version)
+    ]
+    if rest_url is not None:
+        interfaces.append(
+            AgentInterface(
+                url=rest_url, protocol_binding='HTTP+JSON', protocol_version=protocol_version
+            )
+        )
     return AgentCard(
         name='meshsim interop agent (a2a-python)',
         description="The origin incident's script: asks one question, completes on the answer",
         version='1.3.0',
-        supported_interfaces=[
-            AgentInterface(
-                url=url, protocol_binding='JSONRPC', protocol_version=protocol_version
-            )
-        ],
+        supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
         default_input_modes=['text/plain'],
         default_output_modes=['text/plain'],
@@ -114,7 +125,7 @@ def card(url: str, protocol_version: str) -> AgentCard:
 
 def app(port: int) -> Starlette:
     base = f'http://127.0.0.1:{port}/'
-    main_card = card(base, '1.0')
+    main_card = card(base, '1.0', rest_url=base.rstrip('/'))
     handler = DefaultRequestHandler(
         agent_executor=SeedScript(),
         task_store=InMemoryTaskStore(),
@@ -127,6 +138,8 @@ def app(port: int) -> Starlette:
             card(f'{base}v03/', '0.3'), card_url='/v03/.well-known/agent-card.json'
         ),
         *create_jsonrpc_routes(handler, '/v03/', enable_v0_3_compat=True),
+        # Last: the REST routes include `/{tenant}/...` patterns that would shadow /v03/.
+        *create_rest_routes(handler),
     ]
     return Starlette(routes=routes)
 
