@@ -124,14 +124,18 @@ impl TaskLedger {
             && !self.current().is_some_and(TaskState::is_terminal)
     }
 
-    fn settle_as_replay(&mut self) -> Vec<Ruling> {
-        let from = self.current();
-        let held = self
-            .alignment
+    /// Ends the alignment, handing back what it held.
+    fn take_held(&mut self) -> Vec<Observation> {
+        self.alignment
             .take()
             .map(|alignment| alignment.held)
-            .unwrap_or_default();
-        held.into_iter()
+            .unwrap_or_default()
+    }
+
+    fn settle_as_replay(&mut self) -> Vec<Ruling> {
+        let from = self.current();
+        self.take_held()
+            .into_iter()
             .map(|observation| Ruling {
                 observation,
                 verdict: StateVerdict::Replayed,
@@ -141,12 +145,8 @@ impl TaskLedger {
     }
 
     fn settle_as_live(&mut self) -> Vec<Ruling> {
-        let held = self
-            .alignment
-            .take()
-            .map(|alignment| alignment.held)
-            .unwrap_or_default();
-        held.into_iter()
+        self.take_held()
+            .into_iter()
             .map(|observation| self.judge_live(observation))
             .collect()
     }
