@@ -14,10 +14,11 @@ use meshsim_consumer::{
 };
 use meshsim_protocol::{Dialect, Message, Role, RpcResult, TaskState};
 use meshsim_scenarios::{
-    ConsumerChoice, Faults, Invariant, Matrix, RunResult, Scenario, SweepOutcome, Verdict,
-    Violation, sim_client,
+    ConsumerChoice, Faults, Invariant, Matrix, RunOptions, RunResult, Scenario, SweepOutcome,
+    Verdict, Violation, run, sim_client,
 };
 use meshsim_sim::{TurmoilConnector, epoch};
+use meshsim_trace::TraceEvent;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
@@ -287,6 +288,26 @@ fn accepted_truth(result: &RunResult) -> (String, Vec<(TaskState, u64)>) {
     (id, transitions)
 }
 
+/// When the inner consumer traced `job`'s outcome, in ms since the start: the consumer's
+/// act of ending the job, read from a rerun of `result`'s run with its trace kept.
+fn outcome_traced_at(result: &RunResult, job: &str) -> u64 {
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let rerun = run(&result.spec, &options).expect("the run reruns");
+    rerun
+        .trace
+        .expect("kept")
+        .events()
+        .into_iter()
+        .find_map(|line| match line.event {
+            TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
+            _ => None,
+        })
+        .expect("the consumer traced the job's outcome")
+}
+
 #[test]
 fn the_unbroken_wrapper_holds_in_every_cell_used() {
     for scenario in [Scenario::OriginIncident, Scenario::StuckInSubmitted] {
@@ -407,7 +428,9 @@ fn reporting_failure_for_a_completed_task_breaks_one_outcome() {
     let (task, _) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task.as_deref(), Some(task.as_str()));
-    assert_eq!(violation.at_ms, result.elapsed_ms);
+    // Dated at the acceptance: when the consumer traced the job's outcome, before the end.
+    assert_eq!(violation.at_ms, outcome_traced_at(result, "incident"));
+    assert!(violation.at_ms < result.elapsed_ms, "{violation:?}");
     assert_eq!(
         violation.detail,
         "the job accepted `failed` but the runtime's task is `completed`"

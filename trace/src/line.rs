@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::event::{Applied, TraceEvent};
 use crate::read::Fields;
+use crate::target::CONSUMER_TARGET;
 
 /// One recorded line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +62,16 @@ impl TraceLine {
             } => Some((t_us, applied)),
             _ => None,
         }
+    }
+
+    /// The line if it records a consumer's event (target `meshsim::consumer`). A textual
+    /// test comes first, so searching a whole trace for the consumers' acts parses only
+    /// their lines.
+    pub fn parse_consumer(line: &str) -> Option<TraceLine> {
+        if !line.contains(CONSUMER_TARGET) {
+            return None;
+        }
+        TraceLine::parse(line).filter(|parsed| parsed.target == CONSUMER_TARGET)
     }
 
     /// Simulated milliseconds since the run started.

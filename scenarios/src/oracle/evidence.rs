@@ -4,7 +4,7 @@
 use meshsim_consumer::{Job, JobReport, PeerLifecycleProfile, ledger::EventRef};
 use meshsim_runtimes::{GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;
-use meshsim_trace::TraceLine;
+use meshsim_trace::{TraceEvent, TraceLine};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -64,6 +64,23 @@ impl Evidence<'_> {
                     && applied.index == event.index
             })
             .map(|(micros, _)| micros / 1000)
+    }
+
+    /// When `job`'s consumer accepted its outcome, from its `outcome` trace line, in
+    /// milliseconds since the start; `None` when it traced none.
+    pub(super) fn outcome_at(&self, job: &str) -> Option<u64> {
+        self.consumer_lines().find_map(|line| match &line.event {
+            TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
+            _ => None,
+        })
+    }
+
+    /// The consumers' trace lines, in the order they happened.
+    fn consumer_lines(&self) -> impl Iterator<Item = TraceLine> + '_ {
+        self.trace
+            .lines()
+            .iter()
+            .filter_map(|line| TraceLine::parse_consumer(line))
     }
 
     pub(super) fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {

@@ -1,4 +1,5 @@
-//! `one-outcome`: a job's accepted outcome is its task's real end, and no other job's.
+//! `one-outcome`: a job's accepted outcome is its task's real end, and no other job's; dated
+//! at the acceptance that broke it (the job's `outcome` trace line).
 
 use super::evidence::{Evidence, JobRun};
 use super::verdict::{Violation, violation};
@@ -21,39 +22,58 @@ pub(super) fn one_outcome(
     let Some((task_id, state)) = expected else {
         return;
     };
-    let others = evidence
+    let others: Vec<&JobRun> = evidence
         .jobs
         .iter()
         .filter(|other| other.job.name != run.job.name && other.host == run.host)
-        .filter_map(|other| other.report.as_ref())
-        .any(|other| other.outcome.task_id() == Some(task_id.as_str()));
+        .filter(|other| {
+            other
+                .report
+                .as_ref()
+                .is_some_and(|report| report.outcome.task_id() == Some(task_id.as_str()))
+        })
+        .collect();
+    let accepted_at = |job: &JobRun| {
+        evidence
+            .outcome_at(&job.job.name)
+            .unwrap_or_else(|| evidence.end_ms())
+    };
     let record = evidence
         .truths
         .get(&run.host)
         .and_then(|truth| truth.task(task_id));
-    let problem = if others {
-        Some("another job accepted the same task".to_string())
+    // The act that broke it: this job's acceptance, or, when another job had accepted the
+    // same task before, the later of the two, the acceptance that made two outcomes.
+    let own = accepted_at(run);
+    let problem = if let Some(first_other) = others.iter().map(|other| accepted_at(other)).min() {
+        Some((
+            own.max(first_other),
+            "another job accepted the same task".to_string(),
+        ))
     } else {
         match record {
-            None => Some("the runtime never had the accepted task".to_string()),
-            Some(record) if record.state != state || record.fate.is_some() => Some(format!(
-                "the job accepted `{state}` but the runtime's task is `{}`{}",
-                record.state,
-                if record.fate.is_some() {
-                    " and gone"
-                } else {
-                    ""
-                }
+            None => Some((own, "the runtime never had the accepted task".to_string())),
+            Some(record) if record.state != state || record.fate.is_some() => Some((
+                own,
+                format!(
+                    "the job accepted `{state}` but the runtime's task is `{}`{}",
+                    record.state,
+                    if record.fate.is_some() {
+                        " and gone"
+                    } else {
+                        ""
+                    }
+                ),
             )),
             Some(_) => None,
         }
     };
-    if let Some(problem) = problem {
+    if let Some((at, problem)) = problem {
         found.push(violation(
             Invariant::OneOutcome,
             run,
             Some(task_id),
-            evidence.end_ms(),
+            at,
             problem,
         ));
     }

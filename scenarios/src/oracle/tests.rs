@@ -127,6 +127,28 @@ fn empty_trace() -> Trace {
     Recorder::new(SimTime::new()).trace()
 }
 
+/// A trace of `events`, each recorded at its time in milliseconds since the start.
+fn trace_of(events: Vec<(u64, TraceEvent<'static>)>) -> Trace {
+    let time = SimTime::new();
+    let recorder = Recorder::new(time.clone());
+    {
+        let _recording = recorder.install();
+        for (at_ms, event) in events {
+            time.set_elapsed(Duration::from_millis(at_ms));
+            event.emit();
+        }
+    }
+    recorder.trace()
+}
+
+/// The `outcome` trace line of `job` (what it accepted does not matter to the oracle).
+fn outcome_line(job: &str) -> TraceEvent<'static> {
+    TraceEvent::Outcome {
+        job: job.to_string().into(),
+        outcome: "accepted".into(),
+    }
+}
+
 /// The oracle's verdict on crafted evidence.
 fn judge(
     jobs: &[JobRun],
@@ -517,29 +539,50 @@ fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
             },
         ),
     ];
-    let found: Vec<(String, String)> = judge_plain(&jobs, &truths)
-        .into_iter()
-        .filter(|v| v.invariant == Invariant::OneOutcome)
-        .inspect(|v| assert_eq!(v.at_ms, END_MS))
-        .map(|v| (v.job, v.detail))
-        .collect();
-    let pair = |job: &str, detail: &str| (job.to_string(), detail.to_string());
-    assert_eq!(
-        found,
-        vec![
-            pair("first", "another job accepted the same task"),
-            pair("second", "another job accepted the same task"),
-            pair(
+    let one_outcomes = |trace: &Trace| -> Vec<(String, u64, String)> {
+        judge(&jobs, &truths, &BTreeMap::new(), trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::OneOutcome)
+            .map(|v| (v.job, v.at_ms, v.detail))
+            .collect()
+    };
+    let found = |at: [u64; 5]| {
+        let details = [
+            ("first", "another job accepted the same task"),
+            ("second", "another job accepted the same task"),
+            (
                 "wrong",
-                "the job accepted `canceled` but the runtime's task is `failed`"
+                "the job accepted `canceled` but the runtime's task is `failed`",
             ),
-            pair(
+            (
                 "lost",
-                "the job accepted `completed` but the runtime's task is `completed` and gone"
+                "the job accepted `completed` but the runtime's task is `completed` and gone",
             ),
-            pair("phantom", "the runtime never had the accepted task"),
-        ]
+            ("phantom", "the runtime never had the accepted task"),
+        ];
+        details
+            .into_iter()
+            .zip(at)
+            .map(|((job, detail), at)| (job.to_string(), at, detail.to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        one_outcomes(&empty_trace()),
+        found([END_MS; 5]),
+        "without the consumer's outcome lines: the run's end"
     );
+
+    // The consumer traced each acceptance. Two outcomes for `shared` exist from the second
+    // one on (700 ms), for both jobs; each other job broke it when it accepted.
+    let trace = trace_of(vec![
+        (400, outcome_line("first")),
+        (500, outcome_line("wrong")),
+        (600, outcome_line("lost")),
+        (700, outcome_line("second")),
+        (800, outcome_line("phantom")),
+        (900, outcome_line("gave-up")),
+    ]);
+    assert_eq!(one_outcomes(&trace), found([700, 700, 500, 600, 800]));
 }
 
 #[test]

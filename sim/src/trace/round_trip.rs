@@ -342,6 +342,11 @@ fn an_applied_line_keeps_the_field_names_the_hashes_were_taken_over() {
         line,
         r#"{"fields":{"connection":1,"event":"applied","from":"submitted","index":1,"job":"j","state":"working","task":"t"},"host":"sim","level":"INFO","t_us":0,"target":"meshsim::consumer"}"#
     );
+    assert_eq!(
+        TraceLine::parse_consumer(line).map(|read| read.event),
+        TraceLine::parse(line).map(|read| read.event),
+        "a consumer's line"
+    );
     let (t_us, applied) = TraceLine::parse_applied(line).expect("an applied line");
     assert_eq!(
         (t_us, applied.state, applied.index),
@@ -355,5 +360,10 @@ fn a_line_of_an_unknown_event_reads_as_unrecognised_with_its_fields_as_text() {
     let read = TraceLine::parse(line).expect("a JSON object");
     assert_eq!(read.event, TraceEvent::Unrecognised);
     assert_eq!(read.fields_text, " a=1 b=x");
+    assert_eq!(
+        TraceLine::parse_consumer(line),
+        None,
+        "not a consumer's line"
+    );
     assert_eq!(TraceLine::parse("not json"), None);
 }
