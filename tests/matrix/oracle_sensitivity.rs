@@ -18,7 +18,7 @@ use meshsim_scenarios::{
     Verdict, Violation, run, sim_client,
 };
 use meshsim_sim::{TurmoilConnector, epoch};
-use meshsim_trace::TraceEvent;
+use meshsim_trace::{TraceEvent, TraceLine};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
@@ -288,18 +288,20 @@ fn accepted_truth(result: &RunResult) -> (String, Vec<(TaskState, u64)>) {
     (id, transitions)
 }
 
-/// When the inner consumer traced `job`'s outcome, in ms since the start: the consumer's
-/// act of ending the job, read from a rerun of `result`'s run with its trace kept.
-fn outcome_traced_at(result: &RunResult, job: &str) -> u64 {
+/// The trace of `result`'s run, read back from a rerun with its trace kept.
+fn rerun_trace(result: &RunResult) -> Vec<TraceLine> {
     let options = RunOptions {
         keep_trace: true,
         ..RunOptions::default()
     };
     let rerun = run(&result.spec, &options).expect("the run reruns");
-    rerun
-        .trace
-        .expect("kept")
-        .events()
+    rerun.trace.expect("kept").events()
+}
+
+/// When the inner consumer traced `job`'s outcome, in ms since the start: the consumer's
+/// act of ending the job.
+fn outcome_traced_at(result: &RunResult, job: &str) -> u64 {
+    rerun_trace(result)
         .into_iter()
         .find_map(|line| match line.event {
             TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
@@ -410,7 +412,9 @@ fn a_hedge_left_running_breaks_no_orphaned_task() {
     assert!(left.is_live(), "{left:?}");
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task.as_deref(), Some(hedge.task_id.as_str()));
-    assert_eq!(violation.at_ms, result.elapsed_ms);
+    // Dated when the job ended with the hedge live: the consumer's traced outcome.
+    assert_eq!(violation.at_ms, outcome_traced_at(result, "incident"));
+    assert!(violation.at_ms < result.elapsed_ms, "{violation:?}");
     assert_eq!(
         violation.detail,
         format!(

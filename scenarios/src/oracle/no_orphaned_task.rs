@@ -1,5 +1,6 @@
 //! `no-orphaned-task`: no task a consumer knew of is left live on its runtime; a cancel the
-//! peer refused is the peer's fault.
+//! peer refused is the peer's fault. Dated at the end of the job that left it (its traced
+//! outcome).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
@@ -49,11 +50,16 @@ pub(super) fn no_orphaned_task(
                 });
                 continue;
             }
+            // The act that orphaned it: the job ending (its traced outcome) with the task
+            // live; until then the consumer could still finish or cancel it.
+            let ended = evidence
+                .outcome_at(&owner.job.name)
+                .unwrap_or_else(|| evidence.end_ms());
             found.push(violation(
                 Invariant::NoOrphanedTask,
                 owner,
                 Some(&record.id),
-                evidence.end_ms(),
+                ended,
                 format!(
                     "task is still `{}` on {host} after the job ended; nobody will finish or cancel it",
                     record.state

@@ -490,18 +490,30 @@ fn no_orphaned_task_blames_the_job_that_knew_the_live_task_and_only_it() {
             )),
         ),
     ];
-    let found: Vec<_> = judge_plain(&jobs, &truths)
-        .into_iter()
-        .filter(|v| v.invariant == Invariant::NoOrphanedTask)
-        .collect();
+    let orphans = |trace: &Trace| -> Vec<Violation> {
+        judge(&jobs, &truths, &BTreeMap::new(), trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::NoOrphanedTask)
+            .collect()
+    };
+    let found = orphans(&empty_trace());
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].job, "b");
     assert_eq!(found[0].task.as_deref(), Some("left"));
-    assert_eq!(found[0].at_ms, END_MS);
+    assert_eq!(
+        found[0].at_ms, END_MS,
+        "without the consumer's outcome lines: the run's end"
+    );
     assert_eq!(
         found[0].detail,
         "task is still `input-required` on agent after the job ended; nobody will finish or cancel it"
     );
+
+    // Job `b` ended at 2,500 ms with `left` live: the act that orphaned it.
+    let trace = trace_of(vec![(1_000, outcome_line("a")), (2_500, outcome_line("b"))]);
+    let dated = orphans(&trace);
+    assert_eq!(dated.len(), 1, "{dated:#?}");
+    assert_eq!(dated[0].at_ms, 2_500);
 }
 
 #[test]
