@@ -310,6 +310,20 @@ fn outcome_traced_at(result: &RunResult, job: &str) -> u64 {
         .expect("the consumer traced the job's outcome")
 }
 
+/// When the inner consumer last applied `state` to `task`, in ms since the start.
+fn last_applied_at(result: &RunResult, task: &str, state: TaskState) -> u64 {
+    rerun_trace(result)
+        .into_iter()
+        .filter_map(|line| match line.event {
+            TraceEvent::Applied(applied) if applied.task == task && applied.state == state => {
+                Some(line.t_us / 1000)
+            }
+            _ => None,
+        })
+        .next_back()
+        .expect("the consumer traced applying the state")
+}
+
 #[test]
 fn the_unbroken_wrapper_holds_in_every_cell_used() {
     for scenario in [Scenario::OriginIncident, Scenario::StuckInSubmitted] {
@@ -382,10 +396,15 @@ fn a_stale_view_breaks_view_matches_truth() {
     let (task, truth) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task.as_deref(), Some(task.as_str()));
+    // The view went wrong for good when both had happened: the consumer read `working`
+    // (the stale belief it reports) and the runtime completed the task.
+    let (completed, completed_at) = *truth.last().expect("transitions");
+    assert_eq!(completed, TaskState::Completed);
+    let believed_at = last_applied_at(result, &task, TaskState::Working);
     assert_eq!(
-        truth.last().map(|(state, at)| (*state, *at)),
-        Some((TaskState::Completed, violation.at_ms)),
-        "dated at the runtime's last transition"
+        violation.at_ms,
+        believed_at.max(completed_at),
+        "{violation:?}"
     );
     assert_eq!(
         violation.detail,

@@ -379,46 +379,81 @@ fn view_matches_truth_names_each_way_a_view_can_be_wrong() {
             },
         )),
     )];
-    let found: Vec<(String, u64, String)> = judge_plain(&jobs, &truths)
-        .into_iter()
-        .filter(|v| v.invariant == Invariant::ViewMatchesTruth)
-        .map(|v| (v.task.unwrap_or_default(), v.at_ms, v.detail))
-        .collect();
+    let views_wrong = |trace: &Trace| -> Vec<(String, u64, String)> {
+        judge(&jobs, &truths, &BTreeMap::new(), trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::ViewMatchesTruth)
+            .map(|v| (v.task.unwrap_or_default(), v.at_ms, v.detail))
+            .collect()
+    };
     let believes =
         |state: &str, why: &str| format!("the consumer believes the task is `{state}` but {why}");
-    assert_eq!(
-        found,
-        vec![
+    let found = |at: [u64; 5]| {
+        let tasks = [
             (
-                "behind".to_string(),
-                70,
-                believes("working", "the runtime has it `completed`")
+                "behind",
+                believes("working", "the runtime has it `completed`"),
             ),
             (
-                "reaped".to_string(),
-                300,
-                believes("input-required", "the runtime reaped it (ttl)")
+                "reaped",
+                believes("input-required", "the runtime reaped it (ttl)"),
             ),
             (
-                "lost".to_string(),
-                400,
-                believes("working", "the runtime lost it in a crash")
+                "lost",
+                believes("working", "the runtime lost it in a crash"),
             ),
             (
-                "never".to_string(),
-                END_MS,
-                believes("submitted", "the runtime never had this task")
+                "never",
+                believes("submitted", "the runtime never had this task"),
             ),
             (
-                "reused".to_string(),
-                500,
+                "reused",
                 believes(
                     "completed",
-                    "the id now names a different task the runtime started afresh"
-                )
+                    "the id now names a different task the runtime started afresh",
+                ),
             ),
-        ]
+        ];
+        tasks
+            .into_iter()
+            .zip(at)
+            .map(|((task, detail), at)| (task.to_string(), at, detail))
+            .collect::<Vec<_>>()
+    };
+    // Without the consumer's applied lines: when the runtime's truth left the belief, and the
+    // run's end for a task that never was.
+    assert_eq!(
+        views_wrong(&empty_trace()),
+        found([70, 300, 400, END_MS, 500])
     );
+
+    // The consumer traced when it formed each final belief (the last applied event, at
+    // position `states - 1` on connection 1). A belief wrong as it formed it is dated there:
+    // `working` read at 100 ms of a task completed at 70, `working` at 450 ms of a task lost
+    // at 400, `submitted` at 120 ms of a task that never was. A belief right when formed is
+    // dated when the runtime moved away from it: `input-required` at 250 ms, reaped at 300;
+    // `completed` at 30 ms, the id reused at 500.
+    let belief = |task: &str, state: TaskState, index: u32, at_ms: u64| {
+        (
+            at_ms,
+            TraceEvent::Applied(Applied {
+                job: "j".into(),
+                task: task.to_string().into(),
+                from: None,
+                state,
+                connection: 1,
+                index,
+            }),
+        )
+    };
+    let trace = trace_of(vec![
+        belief("reused", Completed, 1, 30),
+        belief("behind", Working, 1, 100),
+        belief("never", Submitted, 0, 120),
+        belief("reaped", InputRequired, 1, 250),
+        belief("lost", Working, 1, 450),
+    ]);
+    assert_eq!(views_wrong(&trace), found([100, 300, 450, 120, 500]));
 }
 
 #[test]
