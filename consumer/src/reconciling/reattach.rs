@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 impl<C: Connector> Run<'_, C> {
     /// The task is live but nothing is being read: resubscribe where that works, else
-    /// poll it with `tasks/get`.
+    /// poll it with `tasks/get`. Neither call waits past the task's deadline.
     pub(super) async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
         let id = slot_id(slot);
         let resubscribe_works = self.profile().resubscribe_after_input_required
@@ -23,8 +23,10 @@ impl<C: Connector> Run<'_, C> {
         self.session
             .recorder
             .decision(&id, "resubscribe", "stream ended while live");
-        match self.session.client.subscribe(&id).await {
-            Ok(stream) => {
+        let subscribed = self.session.client.subscribe(&id);
+        match self.before_deadline(slot, subscribed).await {
+            Err(deadline) => deadline,
+            Ok(Ok(stream)) => {
                 self.found_again(slot);
                 let report = self
                     .read(stream, ConnectionKind::Resubscribe, slot, true)
@@ -36,11 +38,12 @@ impl<C: Connector> Run<'_, C> {
             }
             // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
             // only that no execution is active (a2a-go).
-            Err(_) => self.poll(slot).await,
+            Ok(Err(_)) => self.poll(slot).await,
         }
     }
 
-    /// Waits a poll interval (or until the state's deadline) and reads the task.
+    /// Waits a poll interval (or until the state's deadline) and reads the task, within
+    /// that deadline.
     pub(super) async fn poll(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
         let deadline = slot
             .as_ref()
@@ -53,12 +56,36 @@ impl<C: Connector> Run<'_, C> {
             }
             _ => meshsim_time::sleep_until(wake).await,
         }
-        match self.session.client.get_task(&slot_id(slot)).await {
-            Ok(found) => {
+        let id = slot_id(slot);
+        match self
+            .before_deadline(slot, self.session.client.get_task(&id))
+            .await
+        {
+            Err(deadline) => deadline,
+            Ok(Ok(found)) => {
                 self.found_again(slot);
                 self.observe_result(RpcResult::Task(found), ConnectionKind::Probe, slot)
             }
-            Err(error) => ReadReport::ended(ReadEnd::Failed(error)),
+            Ok(Err(error)) => ReadReport::ended(ReadEnd::Failed(error)),
+        }
+    }
+
+    /// Runs `call` about the task in `slot` until its current state's deadline at most: a
+    /// call still unanswered then (its answer lost, the peer gone) ends in that deadline,
+    /// not in the client's own timeout, which would run past it.
+    async fn before_deadline<T>(
+        &self,
+        slot: &Option<Tracked>,
+        call: impl Future<Output = T>,
+    ) -> Result<T, ReadReport> {
+        match slot
+            .as_ref()
+            .and_then(|task| task.deadline(&self.session.job.deadlines))
+        {
+            Some((at, state, limit)) => meshsim_time::timeout_at(at, call)
+                .await
+                .map_err(|_| ReadReport::ended(ReadEnd::Deadline(state, limit))),
+            None => Ok(call.await),
         }
     }
 

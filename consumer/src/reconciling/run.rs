@@ -236,10 +236,15 @@ impl<C: Connector> Run<'_, C> {
             if let Some(end) = self.after_read(&mut slot, report).await {
                 return end;
             }
-            // The peer is unreachable or cut us off: give it time before the next call.
+            // The peer is unreachable or cut us off: give it time before the next call, but
+            // no longer than the task's deadline, which the loop's top then acts on.
             failures = if broke { failures + 1 } else { 0 };
             if failures > 0 {
-                meshsim_time::sleep(self.config.backoff(failures)).await;
+                let wake = Instant::now() + self.config.backoff(failures);
+                let deadline = slot
+                    .as_ref()
+                    .and_then(|task| task.deadline(&self.session.job.deadlines));
+                meshsim_time::sleep_until(deadline.map_or(wake, |(at, ..)| at.min(wake))).await;
             }
         }
     }
