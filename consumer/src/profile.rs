@@ -186,6 +186,42 @@ impl PeerLifecycleProfile {
         }
     }
 
+    /// The lifecycle fields, by name, with their values in the probe's spelling (`None`: not
+    /// observed). These are what a runtime's real profile is compared on;
+    /// `task_survives_broken_stream` is not one of them (a crash looks the same).
+    pub fn lifecycle(&self) -> [(&'static str, Option<String>); 4] {
+        [
+            (
+                "resubscribe_after_input_required",
+                self.resubscribe_after_input_required.map(|b| b.label()),
+            ),
+            (
+                "followup_same_task",
+                self.followup_same_task.map(|b| b.label().to_string()),
+            ),
+            (
+                "stream_closes_on_input_required",
+                self.stream_closes_on_input_required.map(|b| b.to_string()),
+            ),
+            (
+                "task_survives_stream_close",
+                self.task_survives_stream_close.map(|b| b.to_string()),
+            ),
+        ]
+    }
+
+    /// The lifecycle fields whose value differs from `before`'s, with their new value.
+    pub fn changed_since(&self, before: &PeerLifecycleProfile) -> Vec<(&'static str, String)> {
+        self.lifecycle()
+            .into_iter()
+            .zip(before.lifecycle())
+            .filter_map(|((field, now), (_, was))| match now {
+                Some(now) if Some(&now) != was.as_ref() => Some((field, now)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether a task can be trusted to outlive the stream that carries it: `Some(false)`
     /// once one was lost with its stream (closed or broken), `Some(true)` once one survived
     /// its stream's close and none was lost since, `None` while unknown (the consumer must
@@ -304,6 +340,27 @@ mod tests {
         );
         let kept = cache.record(&key("1.0"), Observed::TaskSurvivedBrokenStream(true));
         assert_eq!(kept.streams_keep_tasks(), Some(true));
+    }
+
+    #[test]
+    fn a_change_names_the_lifecycle_fields_it_set_and_only_those() {
+        let before = PeerLifecycleProfile::unknown(key("1.0"));
+        let mut after = before.clone();
+        after.record(Observed::Resubscribe(ResubscribeBehaviour::TaskNotFound));
+        assert_eq!(
+            after.changed_since(&before),
+            vec![
+                (
+                    "resubscribe_after_input_required",
+                    "task-not-found".to_string()
+                ),
+                ("task_survives_stream_close", "false".to_string()),
+            ]
+        );
+        let mut again = after.clone();
+        again.record(Observed::TaskSurvivedStreamClose(false));
+        again.record(Observed::TaskSurvivedBrokenStream(true));
+        assert_eq!(again.changed_since(&after), Vec::new(), "nothing new");
     }
 
     #[test]

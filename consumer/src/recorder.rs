@@ -1,8 +1,8 @@
 //! Builds a [`JobReport`] as a job runs, and emits one consumer trace event per applied
-//! state, decision and anomaly.
+//! state, decision, anomaly and change to what it learned of its peer.
 
 use crate::ledger::EventRef;
-use crate::profile::PeerLifecycleProfile;
+use crate::profile::{PeerLifecycleProfile, ProfileKey};
 use crate::report::{
     Abandonment, Anomaly, AnomalyKind, AppliedEvent, CancelResult, DeadlineHit, JobReport, Outcome,
     TaskView,
@@ -101,6 +101,19 @@ impl JobRecorder {
             task: task_id.into(),
             decision: decision.into(),
             reason: reason.into(),
+        }
+        .emit();
+    }
+
+    /// Traces that what the consumer learned of `peer`'s lifecycle changed: `field` now
+    /// holds `value`, from what this job observed.
+    pub fn learned(&self, peer: &ProfileKey, field: &str, value: &str) {
+        TraceEvent::ProfileLearned {
+            job: self.job.as_str().into(),
+            peer: peer.host.as_str().into(),
+            card_version: peer.card_version.as_str().into(),
+            field: field.into(),
+            value: value.into(),
         }
         .emit();
     }

@@ -513,7 +513,9 @@ fn a_wrong_lifecycle_profile_breaks_profile_matches_runtime() {
     let (result, violation) = only_violation(&outcome, Invariant::ProfileMatchesRuntime);
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task, None);
-    assert_eq!(violation.at_ms, result.elapsed_ms);
+    // The inner consumer never learned `replays` (the wrapper wrote it into the report), so
+    // it is dated when the job reported it: its traced outcome.
+    assert_eq!(violation.at_ms, outcome_traced_at(result, "incident"));
     assert_eq!(
         violation.detail,
         "resubscribe_after_input_required: learned replays, really resumes"

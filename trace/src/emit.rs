@@ -264,6 +264,17 @@ impl TraceEvent<'_> {
                 target: CONSUMER_TARGET, event = "abandoned", job = job.as_ref(),
                 task = task.as_ref(), reason = reason.as_ref(), cancel = cancel.as_ref()
             ),
+            TraceEvent::ProfileLearned {
+                job,
+                peer,
+                card_version,
+                field,
+                value,
+            } => tracing::info!(
+                target: CONSUMER_TARGET, event = "profile-learned", job = job.as_ref(),
+                peer = peer.as_ref(), card_version = card_version.as_ref(), field = field.as_ref(),
+                value = value.as_ref()
+            ),
             TraceEvent::Outcome { job, outcome } => tracing::info!(
                 target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
                 outcome = outcome.as_ref()

@@ -208,6 +208,16 @@ pub enum TraceEvent<'a> {
         reason: Cow<'a, str>,
         cancel: Cow<'a, str>,
     },
+    /// What the consumer learned of a peer's lifecycle changed: profile `field` of the peer
+    /// `peer` (`host:port`) at Card version `card_version` now holds `value` (the probe's
+    /// spelling), from what `job` observed.
+    ProfileLearned {
+        job: Cow<'a, str>,
+        peer: Cow<'a, str>,
+        card_version: Cow<'a, str>,
+        field: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
     /// The job's accepted outcome, as the consumer reports it.
     Outcome {
         job: Cow<'a, str>,

@@ -258,6 +258,15 @@ impl Fields<'_> {
                     outcome: self.text("outcome")?,
                 });
             }
+            "profile-learned" => {
+                return Some(TraceEvent::ProfileLearned {
+                    job,
+                    peer: self.text("peer")?,
+                    card_version: self.text("card_version")?,
+                    field: self.text("field")?,
+                    value: self.text("value")?,
+                });
+            }
             _ => {}
         }
         let task = self.text("task")?;

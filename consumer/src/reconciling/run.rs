@@ -46,7 +46,11 @@ impl<C: Connector> Run<'_, C> {
     }
 
     pub(super) fn learn(&mut self, observed: Observed) {
+        let before = self.profile();
         let profile = self.profiles.record(&self.key, observed);
+        for (field, value) in profile.changed_since(&before) {
+            self.session.recorder.learned(&self.key, field, &value);
+        }
         if observed.is_anomaly() {
             self.session.recorder.decision(
                 "",

@@ -1,7 +1,7 @@
 //! What the oracle is given after a run: the jobs with what their consumers reported, each
 //! host's ground truth, personality and real profile, the trace, and the run's times.
 
-use meshsim_consumer::{Job, JobReport, PeerLifecycleProfile, ledger::EventRef};
+use meshsim_consumer::{Job, JobReport, PeerLifecycleProfile, ProfileKey, ledger::EventRef};
 use meshsim_runtimes::{GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;
 use meshsim_trace::{TraceEvent, TraceLine};
@@ -73,6 +73,46 @@ impl Evidence<'_> {
             TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
             _ => None,
         })
+    }
+
+    /// When the consumer that ran `job` learned that `field` of `peer`'s profile holds
+    /// `value`: its last `profile-learned` line for the field up to the job's outcome (its
+    /// profile cache is shared by its jobs, so another job's observation may have set it), in
+    /// milliseconds since the start; `None` when it traced no such change.
+    pub(super) fn learned_at(
+        &self,
+        job: &str,
+        peer: &ProfileKey,
+        field: &str,
+        value: &str,
+    ) -> Option<u64> {
+        let lines: Vec<TraceLine> = self
+            .consumer_lines()
+            .take_while(|line| {
+                !matches!(&line.event, TraceEvent::Outcome { job: ended, .. } if ended == job)
+            })
+            .collect();
+        let consumer_host = lines.iter().find_map(|line| match &line.event {
+            TraceEvent::JobStart { job: started, .. } if started == job => Some(&line.host),
+            _ => None,
+        })?;
+        let (micros, learned) = lines.iter().rev().find_map(|line| match &line.event {
+            TraceEvent::ProfileLearned {
+                peer: learned_peer,
+                card_version,
+                field: learned_field,
+                value,
+                ..
+            } if line.host == *consumer_host
+                && *learned_peer == peer.host
+                && *card_version == peer.card_version
+                && learned_field == field =>
+            {
+                Some((line.t_us, value))
+            }
+            _ => None,
+        })?;
+        (learned == value).then_some(micros / 1000)
     }
 
     /// The consumers' trace lines, in the order they happened.

@@ -1,5 +1,6 @@
 //! `profile-matches-runtime`: what the consumer learned of its peer's lifecycle is what the
-//! runtime really does.
+//! runtime really does. Dated at the consumer's learning of the wrong value (its
+//! `profile-learned` trace line), else at the job's outcome, which reported it.
 
 use super::evidence::{Evidence, JobRun};
 use super::verdict::{Violation, violation};
@@ -15,46 +16,38 @@ pub(super) fn profile_matches_runtime(
     let (Some(learned), Some(real)) = (&report.profile, evidence.profiles.get(&run.host)) else {
         return;
     };
-    let fields = [
-        (
-            "resubscribe_after_input_required",
-            learned.resubscribe_after_input_required.map(|b| b.label()),
-            real.resubscribe_after_input_required.map(|b| b.label()),
-        ),
-        (
-            "followup_same_task",
-            learned.followup_same_task.map(|b| b.label().to_string()),
-            real.followup_same_task.map(|b| b.label().to_string()),
-        ),
-        (
-            "stream_closes_on_input_required",
-            learned
-                .stream_closes_on_input_required
-                .map(|b| b.to_string()),
-            real.stream_closes_on_input_required.map(|b| b.to_string()),
-        ),
-        (
-            "task_survives_stream_close",
-            learned.task_survives_stream_close.map(|b| b.to_string()),
-            real.task_survives_stream_close.map(|b| b.to_string()),
-        ),
-    ];
-    let wrong: Vec<String> = fields
+    let wrong: Vec<(&str, String, String)> = learned
+        .lifecycle()
         .into_iter()
-        .filter_map(|(field, learned, real)| match (learned, real) {
-            (Some(learned), Some(real)) if learned != real => {
-                Some(format!("{field}: learned {learned}, really {real}"))
-            }
+        .zip(real.lifecycle())
+        .filter_map(|((field, learned), (_, real))| match (learned, real) {
+            (Some(learned), Some(real)) if learned != real => Some((field, learned, real)),
             _ => None,
         })
         .collect();
-    if !wrong.is_empty() {
-        found.push(violation(
-            Invariant::ProfileMatchesRuntime,
-            run,
-            None,
-            evidence.end_ms(),
-            wrong.join("; "),
-        ));
+    if wrong.is_empty() {
+        return;
     }
+    // The profile has been wrong since the earliest of the wrong values was learned.
+    let at = wrong
+        .iter()
+        .map(|(field, value, _)| {
+            evidence
+                .learned_at(&run.job.name, &learned.key, field, value)
+                .or_else(|| evidence.outcome_at(&run.job.name))
+                .unwrap_or_else(|| evidence.end_ms())
+        })
+        .min()
+        .unwrap_or_else(|| evidence.end_ms());
+    let detail: Vec<String> = wrong
+        .iter()
+        .map(|(field, learned, real)| format!("{field}: learned {learned}, really {real}"))
+        .collect();
+    found.push(violation(
+        Invariant::ProfileMatchesRuntime,
+        run,
+        None,
+        at,
+        detail.join("; "),
+    ));
 }

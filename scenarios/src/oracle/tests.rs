@@ -779,7 +779,7 @@ fn profile_matches_runtime_compares_only_what_both_sides_know() {
     real.task_survives_stream_close = None;
     let profiles = BTreeMap::from([(HOST.to_string(), real)]);
     let truths = truth_of(vec![record("t", &[(Submitted, 10), (Completed, 20)])]);
-    let judged = |learned: PeerLifecycleProfile| {
+    let judged_on = |learned: PeerLifecycleProfile, trace: &Trace| {
         let mut job_report = report(
             "j",
             vec![view("t", &[Submitted, Completed])],
@@ -787,8 +787,9 @@ fn profile_matches_runtime_compares_only_what_both_sides_know() {
         );
         job_report.profile = Some(learned);
         let jobs = [job_run("j", Some(job_report))];
-        judge(&jobs, &truths, &profiles, &empty_trace())
+        judge(&jobs, &truths, &profiles, trace)
     };
+    let judged = |learned: PeerLifecycleProfile| judged_on(learned, &empty_trace());
 
     let mut agrees = PeerLifecycleProfile::unknown(key.clone());
     agrees.stream_closes_on_input_required = Some(true);
@@ -799,13 +800,16 @@ fn profile_matches_runtime_compares_only_what_both_sides_know() {
         "unknown fields on either side are not compared"
     );
 
-    let mut wrong = PeerLifecycleProfile::unknown(key);
+    let mut wrong = PeerLifecycleProfile::unknown(key.clone());
     wrong.resubscribe_after_input_required = Some(ResubscribeBehaviour::Resumes);
     wrong.stream_closes_on_input_required = Some(false);
-    let found = judged(wrong);
+    let found = judged(wrong.clone());
     assert_eq!(invariants(&found), vec![Invariant::ProfileMatchesRuntime]);
     assert_eq!(found[0].task, None);
-    assert_eq!(found[0].at_ms, END_MS);
+    assert_eq!(
+        found[0].at_ms, END_MS,
+        "without the consumer's lines: the run's end"
+    );
     assert_eq!(
         found[0].detail,
         format!(
@@ -814,6 +818,59 @@ fn profile_matches_runtime_compares_only_what_both_sides_know() {
             ResubscribeBehaviour::Replays.label()
         )
     );
+
+    // The consumer traced what it learned. `stream_closes_on_input_required` went wrong at
+    // 250 ms (right at 100 ms, then `false`), `resubscribe_after_input_required` at 400 ms:
+    // the profile has been wrong since 250. Another peer's learning (50 ms), another
+    // consumer host's (260 ms) and what came after the job's outcome (700 ms) are not this
+    // profile's.
+    let learned = |peer: &ProfileKey, field: &str, value: &str| TraceEvent::ProfileLearned {
+        job: "j".into(),
+        peer: peer.host.clone().into(),
+        card_version: peer.card_version.clone().into(),
+        field: field.to_string().into(),
+        value: value.to_string().into(),
+    };
+    let other_version = ProfileKey {
+        card_version: "2".to_string(),
+        ..key.clone()
+    };
+    let stream_closes = "stream_closes_on_input_required";
+    let resubscribe = "resubscribe_after_input_required";
+    let time = SimTime::new();
+    let recorder = Recorder::new(time.clone());
+    {
+        let _recording = recorder.install();
+        let at = |at_ms: u64, event: TraceEvent<'_>| {
+            time.set_elapsed(Duration::from_millis(at_ms));
+            event.emit();
+        };
+        at(
+            0,
+            TraceEvent::JobStart {
+                job: "j".into(),
+                consumer: "crafted".into(),
+                peer: "agent".into(),
+            },
+        );
+        at(50, learned(&other_version, stream_closes, "false"));
+        at(100, learned(&key, stream_closes, "true"));
+        at(250, learned(&key, stream_closes, "false"));
+        // As turmoil names the host a line happened on.
+        tracing::info_span!(target: "turmoil", "node", name = "other-consumer")
+            .in_scope(|| at(260, learned(&key, stream_closes, "false")));
+        at(400, learned(&key, resubscribe, "resumes"));
+        at(600, outcome_line("j"));
+        at(700, learned(&key, stream_closes, "true"));
+    }
+    let dated = judged_on(wrong.clone(), &recorder.trace());
+    assert_eq!(invariants(&dated), vec![Invariant::ProfileMatchesRuntime]);
+    assert_eq!(dated[0].at_ms, 250, "{dated:#?}");
+
+    // A wrong value the consumer never traced learning is dated at the job's outcome, which
+    // reported it.
+    let reported_only = trace_of(vec![(600, outcome_line("j"))]);
+    assert_eq!(judged_on(wrong, &reported_only)[0].at_ms, 600);
 }
 
 #[test]

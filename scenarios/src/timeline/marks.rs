@@ -1,5 +1,5 @@
-//! The marks hosts leave on their own lane: the consumer's decisions and anomalies, a
-//! runtime reaping a task, a stream cut.
+//! The marks hosts leave on their own lane: the consumer's decisions, anomalies and what it
+//! learned of its peer, a runtime reaping a task, a stream cut.
 
 use super::draw::short_id;
 use meshsim_trace::{TraceEvent, TraceLine};
@@ -23,6 +23,9 @@ pub(super) fn mark(line: &TraceLine) -> Option<Mark> {
         TraceEvent::Decision { decision, .. } => (decision.to_string(), false),
         TraceEvent::Abandoned { task, .. } => (format!("abandon {}", short_id(task)), true),
         TraceEvent::Anomaly { kind, .. } => (format!("⚠ {kind}"), true),
+        TraceEvent::ProfileLearned { field, value, .. } => {
+            (format!("learned {field}: {value}"), false)
+        }
         TraceEvent::Outcome { outcome, .. } => {
             let head = outcome
                 .split([' ', '{', '('])

@@ -239,6 +239,13 @@ fn every_event() -> Vec<TraceEvent<'static>> {
             reason: text("deadline"),
             cancel: text("Canceled"),
         },
+        TraceEvent::ProfileLearned {
+            job: text("j"),
+            peer: text("agent:9000"),
+            card_version: text("1.0"),
+            field: text("resubscribe_after_input_required"),
+            value: text("replays"),
+        },
         TraceEvent::Outcome {
             job: text("j"),
             outcome: text("Completed"),
@@ -294,6 +301,7 @@ fn kind(event: &TraceEvent<'_>) -> &'static str {
         TraceEvent::Decision { .. } => "decision",
         TraceEvent::Deadline { .. } => "deadline",
         TraceEvent::Abandoned { .. } => "abandoned",
+        TraceEvent::ProfileLearned { .. } => "profile-learned",
         TraceEvent::Outcome { .. } => "outcome",
         TraceEvent::Note { .. } => "note",
         TraceEvent::Unrecognised => "unrecognised",
@@ -316,7 +324,7 @@ fn every_event_reads_back_as_itself() {
     assert_eq!(trace.lines().len(), events.len());
     let mut kinds: Vec<&str> = events.iter().map(kind).collect();
     kinds.dedup();
-    assert_eq!(kinds.len(), 38, "a sample of every kind but unrecognised");
+    assert_eq!(kinds.len(), 39, "a sample of every kind but unrecognised");
     for (at, (line, event)) in trace.lines().iter().zip(&events).enumerate() {
         let read = TraceLine::parse(line).expect("a recorded line is a JSON object");
         assert_eq!(&read.event, event, "{line}");
