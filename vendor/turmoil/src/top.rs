@@ -2,7 +2,7 @@ use crate::envelope::{Envelope, Protocol};
 use crate::host::Host;
 use crate::{config, TRACING_TARGET};
 
-use indexmap::IndexMap;
+use crate::IndexMap;
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Exp};
 use std::collections::VecDeque;
@@ -176,7 +176,7 @@ impl Topology {
     pub(crate) fn new(config: config::Link) -> Topology {
         Topology {
             config,
-            links: IndexMap::new(),
+            links: IndexMap::default(),
             now: Instant::now(),
         }
     }
@@ -338,7 +338,7 @@ impl Link {
             state_b_a: State::Healthy,
             config: config::Link::default(),
             sent: VecDeque::new(),
-            deliverable: IndexMap::new(),
+            deliverable: IndexMap::default(),
             now,
         }
     }
