@@ -255,3 +255,37 @@ fn a_submitted_deadline_cuts_short_the_pause_between_resubscribes() {
         );
     }
 }
+
+/// Found as `profile-matches-runtime` (swarm seeds 2357, 5307, 6327, 6561 and 7157, 8
+/// runs): the peer refuses every follow-up with -32001, keeps tasks across stream closes
+/// and reaps them by a timer. The follow-up, the first call right after the close, met
+/// -32001; the consumer then canceled, the cancel's answer was lost to a partition, and
+/// the retry that got through seconds later found the task reaped by the timer. The
+/// consumer judged "right at the close" when the follow-up's answer came, not when the
+/// cancel's did, and learned that tasks die with their stream. It now judges it when the
+/// cancel's answer comes, as it does for a `tasks/get` or a cancel the job asks for.
+#[test]
+fn a_cancel_that_got_through_after_the_timer_is_no_evidence_that_closes_lose_tasks() {
+    for dialect in Dialect::ALL {
+        // The partition begins right after the second follow-up's -32001 reaches the
+        // consumer (v0.1's discovery takes one more round trip) and outlasts the timer.
+        let begins = if dialect == Dialect::V0_1 { 891 } else { 861 };
+        let plan = format!(
+            r#"{{"faults": [
+                {{"at_ms": {begins}, "kind": "partition", "a": "consumer", "b": "agent"}},
+                {{"at_ms": 2800, "kind": "repair", "a": "consumer", "b": "agent"}}
+            ]}}"#
+        );
+        let result = assert_holds(&against(
+            "refuses-follow-ups-reaps-by-ttl",
+            dialect,
+            Some(&plan),
+        ));
+        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        assert_ne!(
+            learned.task_survives_stream_close,
+            Some(false),
+            "{dialect}: {learned:?}"
+        );
+    }
+}

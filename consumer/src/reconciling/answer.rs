@@ -151,8 +151,9 @@ impl<C: Connector> Run<'_, C> {
                 if streamed_before && right_at_close() {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
-                let gone_with_the_close = first_call_right_at_close();
-                Err(self.answer_refused(&id, &error, gone_with_the_close).await)
+                Err(self
+                    .answer_refused(&id, &error, first_call_right_at_close)
+                    .await)
             }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
         }
@@ -162,14 +163,17 @@ impl<C: Connector> Run<'_, C> {
     /// peer may refuse every follow-up while the task waits on. Cancel it (the cancel says
     /// whether it is gone) before starting over, so that nothing is left waiting.
     ///
-    /// If the task is gone and `gone_with_the_close` (the follow-up was the first call,
-    /// right after the stream closed), it went with the close, as one that `tasks/get`
-    /// finds missing there did.
+    /// If the cancel finds the task gone while `first_call_right_at_close` still holds when
+    /// its answer comes (the follow-up was the first call after the stream closed, and the
+    /// cancel's answer too came right after), it went with the close, as one that
+    /// `tasks/get` finds missing there did. A cancel that got through only after a
+    /// partition or a lossy link let it (its retries take seconds) finds a task a timer may
+    /// have reaped meanwhile: that says nothing about closes.
     async fn answer_refused(
         &mut self,
         task_id: &str,
         error: &ClientError,
-        gone_with_the_close: bool,
+        first_call_right_at_close: impl Fn() -> bool,
     ) -> DispatchEnd {
         self.session
             .recorder
@@ -178,7 +182,7 @@ impl<C: Connector> Run<'_, C> {
             .session
             .abandon(task_id, "the peer answered the follow-up with -32001")
             .await;
-        if gone_with_the_close && cancel == CancelResult::TaskGone {
+        if cancel == CancelResult::TaskGone && first_call_right_at_close() {
             self.learn(Observed::TaskSurvivedStreamClose(false));
         }
         DispatchEnd::Redispatch(format!("the follow-up to task {task_id} got -32001"))
