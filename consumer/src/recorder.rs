@@ -165,6 +165,20 @@ impl JobRecorder {
             .collect()
     }
 
+    /// The tasks abandoned whose cancel failed on the way (the peer unreachable, the answer
+    /// lost), with why each was abandoned: the peer may still have them live, and only
+    /// this consumer knows of them, so it still owes each a cancel.
+    pub fn cancels_owed(&self) -> Vec<(String, String)> {
+        self.tasks
+            .iter()
+            .filter_map(|task| {
+                let abandoned = task.abandoned.as_ref()?;
+                matches!(abandoned.cancel, CancelResult::Failed(_))
+                    .then(|| (task.task_id.clone(), abandoned.reason.clone()))
+            })
+            .collect()
+    }
+
     /// Finishes the report with the accepted outcome.
     pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
         TraceEvent::Outcome {

@@ -63,22 +63,55 @@ impl<'a, C: Connector> Session<'a, C> {
     /// 1 and 2 s, so that a brief partition does not leave the task running. Returns what
     /// the cancel found.
     pub async fn abandon(&mut self, task_id: &str, reason: &str) -> CancelResult {
+        let cancel = self.cancel(task_id, LAST_CANCEL_PAUSE).await;
+        self.recorder.abandoned(task_id, reason, cancel.clone());
+        cancel
+    }
+
+    /// Asks once more to cancel each task abandoned while its cancel failed on the way
+    /// ([`JobRecorder::cancels_owed`]), without waiting: before starting another task, a
+    /// peer still unreachable is asked again next time.
+    pub async fn cancel_owed_once(&mut self) {
+        self.cancel_owed(Duration::ZERO).await;
+    }
+
+    /// The same, each cancel tried as patiently as [`Session::abandon`] tries one: before
+    /// the job ends, when nobody else can.
+    pub async fn cancel_owed_patiently(&mut self) {
+        self.cancel_owed(LAST_CANCEL_PAUSE).await;
+    }
+
+    /// A cancel that got an answer is recorded with the task's abandonment; one that
+    /// failed on the way again leaves it owed.
+    async fn cancel_owed(&mut self, last_pause: Duration) {
+        for (task_id, reason) in self.recorder.cancels_owed() {
+            let cancel = self.cancel(&task_id, last_pause).await;
+            if !matches!(cancel, CancelResult::Failed(_)) {
+                self.recorder.abandoned(&task_id, &reason, cancel);
+            }
+        }
+    }
+
+    /// Cancels `task_id`; a cancel that fails on the way is tried again after pauses of
+    /// 0.5 s, doubling, up to `last_pause`.
+    async fn cancel(&mut self, task_id: &str, last_pause: Duration) -> CancelResult {
         let mut pause = Duration::from_millis(500);
-        let cancel = loop {
+        loop {
             let answer = self.client.cancel_task(task_id).await;
             match &answer {
                 // Unreachable for now: try again a few times before leaving it.
-                Err(error) if error.code().is_none() && pause <= Duration::from_secs(2) => {
+                Err(error) if error.code().is_none() && pause <= last_pause => {
                     meshsim_time::sleep(pause).await;
                     pause *= 2;
                 }
                 _ => break CancelResult::of(&answer),
             }
-        };
-        self.recorder.abandoned(task_id, reason, cancel.clone());
-        cancel
+        }
     }
 }
+
+/// The longest pause before a cancel that failed on the way is tried again.
+const LAST_CANCEL_PAUSE: Duration = Duration::from_secs(2);
 
 /// The state an event asserts and its status details: (state, timestamp, message id).
 pub fn status_of(event: &StreamEvent) -> Option<(TaskState, Option<String>, Option<String>)> {

@@ -2,8 +2,8 @@
 //! personality file in `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
-use meshsim_consumer::Outcome;
-use meshsim_protocol::Dialect;
+use meshsim_consumer::{CancelResult, Outcome};
+use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, Scenario, run};
 use meshsim_sim::{FaultPlan, Seed};
@@ -286,6 +286,35 @@ fn a_cancel_that_got_through_after_the_timer_is_no_evidence_that_closes_lose_tas
             learned.task_survives_stream_close,
             Some(false),
             "{dialect}: {learned:?}"
+        );
+    }
+}
+
+/// Found as `no-orphaned-task` (swarm seeds 4657 and 6025, v0.1): the peer refuses every
+/// follow-up with -32001 while the task waits on, and the consumer cancels such a task
+/// before starting over. A partition outlasted the cancel's three retries (3.5 s), the
+/// consumer recorded the cancel as failed and never asked again, and the task waited at
+/// input-required forever. It now asks again before every further dispatch and before the
+/// job ends.
+#[test]
+fn a_cancel_a_partition_kept_from_the_peer_is_asked_again_once_it_heals() {
+    for dialect in Dialect::ALL {
+        // The partition begins right after the first follow-up's -32001 reaches the
+        // consumer (v0.1's discovery takes one more round trip) and outlasts the retries.
+        let begins = if dialect == Dialect::V0_1 { 351 } else { 321 };
+        let plan = format!(
+            r#"{{"faults": [
+                {{"at_ms": {begins}, "kind": "partition", "a": "consumer", "b": "agent"}},
+                {{"at_ms": 4500, "kind": "repair", "a": "consumer", "b": "agent"}}
+            ]}}"#
+        );
+        let result = assert_holds(&against("refuses-follow-ups", dialect, Some(&plan)));
+        let first = result.reports[0].tasks.first().expect("a task");
+        let abandoned = first.abandoned.as_ref().expect("abandoned");
+        assert_eq!(
+            abandoned.cancel,
+            CancelResult::Answered(TaskState::Canceled),
+            "{dialect}: {abandoned:?}"
         );
     }
 }

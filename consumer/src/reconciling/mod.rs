@@ -100,10 +100,15 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
 }
 
 impl<C: Connector> ReconcilingConsumer<C> {
-    /// The job's deadline passed mid-task: cancel what it left running, within one more
-    /// request timeout per call, so that no abandoned task keeps working.
+    /// The job's deadline passed mid-task: cancel what it left running (and what it
+    /// abandoned while the peer was unreachable), within one more request timeout per
+    /// call, so that no abandoned task keeps working.
     async fn cancel_leftovers(&self, job: &Job, recorder: &mut JobRecorder) {
-        let leftovers = recorder.unsettled_tasks();
+        let unsettled = recorder.unsettled_tasks().into_iter();
+        let leftovers: Vec<(String, String)> = unsettled
+            .map(|task_id| (task_id, "job deadline passed".to_string()))
+            .chain(recorder.cancels_owed())
+            .collect();
         if leftovers.is_empty() {
             return;
         }
@@ -114,9 +119,9 @@ impl<C: Connector> ReconcilingConsumer<C> {
             Ok(Err(error)) => return recorder.decision("", "leave", &error.to_string()),
             Err(_) => return recorder.decision("", "leave", "the peer is unreachable"),
         };
-        for task_id in leftovers {
+        for (task_id, reason) in leftovers {
             let cancel = CancelResult::of(&client.cancel_task(&task_id).await);
-            recorder.abandoned(&task_id, "job deadline passed", cancel);
+            recorder.abandoned(&task_id, &reason, cancel);
         }
     }
 
@@ -152,13 +157,22 @@ impl<C: Connector> ReconcilingConsumer<C> {
             config: self.config,
             peer_clock: PeerClock::default(),
         };
-        // Tasks started and given up count against `max_dispatches`; sends that started
-        // nothing are retried with backoff until the job's deadline. The pause after a lost
-        // task grows with the tasks lost, not with every task started: a stalled task says
-        // nothing about restarts, and after several stalls a pause that counted them would
-        // eat the time the job has left.
+        // A task abandoned while the peer was unreachable may still be live: its cancel is
+        // asked again before every further dispatch and, patiently, before the job ends.
+        let outcome = self.dispatch_until_done(&mut run).await;
+        run.session.cancel_owed_patiently().await;
+        outcome
+    }
+
+    /// Dispatches until a task reaches an outcome or the job gives up. Tasks started and
+    /// given up count against `max_dispatches`; sends that started nothing are retried with
+    /// backoff until the job's deadline. The pause after a lost task grows with the tasks
+    /// lost, not with every task started: a stalled task says nothing about restarts, and
+    /// after several stalls a pause that counted them would eat the time the job has left.
+    async fn dispatch_until_done(&self, run: &mut Run<'_, C>) -> Outcome {
         let (mut started, mut lost, mut failed) = (0, 0, 0);
         loop {
+            run.session.cancel_owed_once().await;
             // A peer that loses tasks may be restarting: give it time. One that let a task
             // sit past its deadline answered all along, and the deadline was the wait.
             let (reason, pause) = match run.dispatch().await {
