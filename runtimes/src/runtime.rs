@@ -1,7 +1,7 @@
 //! A runtime: a personality speaking one dialect, as an `axum::Router`.
 //!
 //! The router serves the Agent Card at the dialect's well-known path, and the routes of the
-//! bindings the personality serves ([`crate::bindings`]): JSON-RPC at `/`, and in v1.0 the
+//! bindings the personality serves ([`crate::Bindings`]): JSON-RPC at `/`, and in v1.0 the
 //! HTTP+JSON binding's routes ([`crate::http_json`]).
 //! It does no I/O of its own: the simulation serves it over turmoil, `meshsim serve` over
 //! real TCP.

@@ -1,6 +1,6 @@
 //! The personality a probe measured: `meshsim probe URL --personality-out FILE` writes it,
 //! so that what a real agent does with a task's lifecycle can be served (`meshsim serve
-//! --runtime FILE`), swept and shrunk like any built-in. It is [`crate::real_profile`] read
+//! --runtime FILE`), swept and shrunk like any built-in. It is [`crate::real_profile()`] read
 //! backwards for what the probe measures: the Card's claims, whether streams close at
 //! `input-required` and tasks outlive them, resubscribe, follow-up (and how its turn opens),
 //! repeated states, cancel, and (from a v1.0 Card) the bindings served. Knobs the probe

@@ -2,7 +2,7 @@
 //!
 //! The timers are tokio's, so they run on turmoil's simulated clock inside a simulation and on
 //! the real clock on real TCP. What this crate adds is bookkeeping: while a simulation is
-//! [watched](watch), every [`sleep`], [`sleep_until`], [`timeout`], [`timeout_at`] and
+//! [watched](watch), every [`sleep()`], [`sleep_until`], [`timeout()`], [`timeout_at`] and
 //! [`Interval`] created inside one of its hosts enters its deadline, in simulated time since
 //! the simulation began, into the simulation's [`Deadlines`] and leaves it when the timer
 //! completes or is dropped. The runner reads the earliest deadline to skip the steps in which

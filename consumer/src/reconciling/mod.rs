@@ -1,6 +1,6 @@
 //! The reconciling consumer: the origin note's operational invariant, done right.
 //!
-//! - It keeps a per-peer [`PeerLifecycleProfile`] keyed by (resolved host, Card `version`),
+//! - It keeps a per-peer [`PeerLifecycleProfile`](crate::PeerLifecycleProfile) keyed by (resolved host, Card `version`),
 //!   learned from what it observes and refreshed on every -32001, duplicate `submitted` or
 //!   replay.
 //! - Every reported state goes through a [`crate::ledger::TaskLedger`]: replays, repeats and

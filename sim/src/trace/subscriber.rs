@@ -2,7 +2,7 @@
 //! canonical line and prints the user's own events that `MESHSIM_LOG` enables.
 //!
 //! The host is the `name` of the enclosing turmoil `node` span (turmoil enters one per host on
-//! every step), or [`SIM_HOST`](super::SIM_HOST) outside any host. Time is the host's simulated
+//! every step), or [`SIM_HOST`] outside any host. Time is the host's simulated
 //! elapsed time while hosts are being stepped, and the runner's published time otherwise.
 //! Install it on the thread that runs the simulation (turmoil runs every host there).
 

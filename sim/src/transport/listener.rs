@@ -1,4 +1,4 @@
-//! A turmoil TCP listener that `axum::serve::Listener` accepts, so [`serve`](super::serve)
+//! A turmoil TCP listener that `axum::serve::Listener` accepts, so [`serve`](super::serve())
 //! runs the same router in the simulation and on real TCP.
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! Transport glue with one interface for both worlds: [`serve`] runs an `axum::Router` on any
+//! Transport glue with one interface for both worlds: [`serve()`] runs an `axum::Router` on any
 //! `axum::serve::Listener` (a real `tokio::net::TcpListener` or a [`SimListener`]) over hyper
 //! HTTP/1.1 without a `Date` header; [`TurmoilConnector`] dials turmoil TCP for hyper clients.
 //! Both emit `meshsim::net` events for the trace, and both bound every wait (turmoil has no

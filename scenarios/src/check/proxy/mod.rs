@@ -1,7 +1,7 @@
 //! The fault proxy: what a consumer program talks to on real loopback TCP. It serves one
 //! agent of the scenario, hands each request to the runtime's router and relays the answer,
 //! counting the calls, streams and stream events of the exchange, and fires the run's
-//! [`Trigger`]s at their exchange points, logging each [`Strike`] as it happens.
+//! [`Trigger`]s at their exchange points, logging each [`Strike`](super::faults::Strike) as it happens.
 //!
 //! Each runtime instance runs its tasks on a tokio runtime of its own, so a restart is a
 //! crash: the instance's runtime is shut down with every task on it (turns in progress,
