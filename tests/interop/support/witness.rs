@@ -18,13 +18,17 @@ use serde_json::{Value, json};
 /// Runs `sdk`'s official client against every built-in personality served in each dialect
 /// the client speaks (v1.0, and v0.3 through its compatibility layer, chosen from the Card),
 /// and asserts what it saw with [`assert_witnessed`].
+///
+/// A case is half a second of CPU (the interpreter importing the SDK) and a second or two of
+/// waiting on the personality's real timers, so each dialect's cases, each with a server of
+/// its own, run side by side.
 pub fn witness_every_personality(sdk: Sdk) {
-    for personality in meshsim_runtimes::builtins() {
-        for dialect in [Dialect::V1_0, Dialect::V0_3] {
+    for dialect in [Dialect::V1_0, Dialect::V0_3] {
+        for_every_builtin(|personality| {
             let (_mock, url) = start_mock(&personality.name, dialect.name());
             let seen = official_client(sdk, &url);
-            assert_witnessed(&personality, dialect, &url, &seen, sdk.client_errors());
-        }
+            assert_witnessed(personality, dialect, &url, &seen, sdk.client_errors());
+        });
     }
 }
 
@@ -32,17 +36,29 @@ pub fn witness_every_personality(sdk: Sdk) {
 /// personality served in v1.0, and asserts what it saw as [`witness_every_personality`] does
 /// (the read-back compared with what JSON-RPC serves for the same tasks: one store).
 pub fn witness_every_personality_over_http_json() {
-    for personality in meshsim_runtimes::builtins() {
+    for_every_builtin(|personality| {
         let (_mock, url) = start_mock(&personality.name, Dialect::V1_0.name());
         let seen = official_client_over(Sdk::Python, &url, "HTTP+JSON");
         assert_witnessed(
-            &personality,
+            personality,
             Dialect::V1_0,
             &url,
             &seen,
             Sdk::Python.client_errors(),
         );
-    }
+    });
+}
+
+/// Runs `case` for every built-in personality, each on a thread of its own; a case that
+/// panics fails the test once every case has ended.
+fn for_every_builtin(case: impl Fn(&Personality) + Sync) {
+    let personalities = meshsim_runtimes::builtins();
+    std::thread::scope(|cases| {
+        for personality in &personalities {
+            let case = &case;
+            cases.spawn(move || case(personality));
+        }
+    });
 }
 
 /// Asserts that `seen`, the report of a client that names its errors as `errors`, against
