@@ -21,6 +21,7 @@ mod executor;
 mod http_json;
 mod media;
 mod personality;
+mod routes;
 mod runtime;
 mod script;
 mod serve_guard;

@@ -2,25 +2,24 @@
 //!
 //! The router serves the Agent Card at the dialect's well-known path, and the routes of the
 //! bindings the personality serves ([`crate::Bindings`]): JSON-RPC at `/`, and in v1.0 the
-//! HTTP+JSON binding's routes ([`crate::http_json`]).
+//! HTTP+JSON binding's routes ([`crate::http_json`]); [`crate::routes`] builds them.
 //! It does no I/O of its own: the simulation serves it over turmoil, `meshsim serve` over
 //! real TCP.
 
 use crate::behaviour::{Behaviour, Knobs};
 use crate::card::agent_card;
 use crate::personality::Personality;
+use crate::routes::routes;
 use crate::store::Host;
 use crate::truth::GroundTruth;
-use crate::{card_cache, endpoint, http_json};
+use crate::{card_cache, endpoint};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
-use axum::routing::{get, post};
 use meshsim_protocol::clock::Clock;
-use meshsim_protocol::{AgentInterface, Binding, Dialect};
+use meshsim_protocol::{AgentInterface, Dialect};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Everything a runtime instance is made of. Build one, keep its [`GroundTruth`] (or hand
 /// one in to outlive restarts), then turn it into a router.
@@ -100,28 +99,13 @@ impl Runtime {
             Arc::clone(&self.behaviour),
             self.max_tasks,
         );
-        let started = self.clock.now();
-        let mut router = Router::new().route(
-            self.dialect.card_path(),
-            get(move |host, headers| card(host, headers, started)),
-        );
-        for binding in self.personality.bindings.served(self.dialect) {
-            router = match binding {
-                Binding::JsonRpc => router.route("/", post(endpoint::handle)),
-                Binding::HttpJson => router.merge(http_json::routes()),
-            };
-        }
-        router.with_state(host)
+        routes(self.dialect, self.personality.bindings.served(self.dialect)).with_state(host)
     }
 }
 
 /// The Agent Card, pointing at the address the client used to reach it, with caching
-/// headers; `started` is when the instance began.
-async fn card(
-    State(host): State<Arc<Host>>,
-    headers: HeaderMap,
-    started: Duration,
-) -> Response<Body> {
+/// headers (`Last-Modified` when the instance began).
+pub(crate) async fn card(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Body> {
     let authority = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
@@ -140,7 +124,7 @@ async fn card(
             {
                 fields.insert("supportedInterfaces".to_string(), interfaces);
             }
-            let mut response = card_cache::respond(value.to_string(), started, &headers);
+            let mut response = card_cache::respond(value.to_string(), host.started, &headers);
             if host.personality.v0_3_compat {
                 response
                     .headers_mut()
@@ -176,6 +160,7 @@ mod tests {
     use crate::builtin::builtin;
     use http_body_util::BodyExt;
     use serde_json::Value;
+    use std::time::Duration;
 
     async fn card_json(personality: &str, version_header: Option<&str>) -> Value {
         let host = Host::new(
@@ -192,7 +177,7 @@ mod tests {
         if let Some(value) = version_header {
             headers.insert("A2A-Version", HeaderValue::from_str(value).unwrap());
         }
-        let response = card(State(host), headers, Duration::ZERO).await;
+        let response = card(State(host), headers).await;
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         serde_json::from_slice(&bytes).unwrap()
     }

@@ -29,12 +29,15 @@ use meshsim_trace::{TaskOrigin, TraceEvent};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// One runtime instance: its personality, its clock, its store.
 pub(crate) struct Host {
     pub(crate) personality: Personality,
     pub(crate) dialect: Dialect,
+    /// When the instance began (its Card's `Last-Modified`).
+    pub(crate) started: Duration,
     behaviour: Arc<dyn Behaviour>,
     clock: Clock,
     truth: GroundTruth,
@@ -106,7 +109,8 @@ impl Host {
         behaviour: Arc<dyn Behaviour>,
         max_tasks: Option<usize>,
     ) -> Arc<Self> {
-        let instance = truth.begin_instance(clock.now());
+        let started = clock.now();
+        let instance = truth.begin_instance(started);
         let core = Core::new(
             personality.clone(),
             dialect,
@@ -118,6 +122,7 @@ impl Host {
         Arc::new(Host {
             personality,
             dialect,
+            started,
             behaviour,
             clock,
             truth,
