@@ -318,3 +318,31 @@ fn a_cancel_a_partition_kept_from_the_peer_is_asked_again_once_it_heals() {
         );
     }
 }
+
+/// Found as `profile-matches-runtime` (swarm seed 3424, 6 runs): the peer stamps no status,
+/// pings every 250 ms, and reaps a question left unanswered for 735 ms. A link held the
+/// question for 850 ms; with no stamp, the consumer counted "right at the close" from when
+/// it arrived, found the task gone at once, and learned that tasks die with their stream.
+/// A keep-alive leaves within a period of the bytes before it, so the question was asked
+/// no later than a period after the last bytes that came before it: the consumer now
+/// counts from there, and the held question is not evidence.
+#[test]
+fn an_unstamped_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_tasks() {
+    let plan = r#"{"faults": [
+        {"at_ms": 200, "kind": "hold", "a": "agent", "b": "consumer"},
+        {"at_ms": 1200, "kind": "release", "a": "agent", "b": "consumer"}
+    ]}"#;
+    for dialect in Dialect::ALL {
+        let result = assert_holds(&against(
+            "reaps-unstamped-questions-by-timer-keeps-pinging",
+            dialect,
+            Some(plan),
+        ));
+        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        assert_ne!(
+            learned.task_survives_stream_close,
+            Some(false),
+            "{dialect}: {learned:?}"
+        );
+    }
+}

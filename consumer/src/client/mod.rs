@@ -8,6 +8,7 @@ mod discovery;
 mod error;
 mod http;
 mod http_json;
+mod pace;
 mod reader;
 mod stream;
 

@@ -4,6 +4,7 @@
 
 use super::error::ClientError;
 use super::http::{Connection, Exchange};
+use super::pace::Pace;
 use super::reader::Reader;
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -12,6 +13,7 @@ use meshsim_protocol::sse::{SseError, SseEvent, SseParser};
 use meshsim_protocol::{Method, RpcResult, StreamEvent};
 use std::collections::VecDeque;
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// The events of one streaming call. `next` yields `None` once the peer closed the stream.
 pub struct EventStream {
@@ -22,6 +24,8 @@ pub struct EventStream {
     reader: Reader,
     idle_timeout: Duration,
     ready: VecDeque<Result<StreamEvent, ClientError>>,
+    /// When bytes arrived, and what the keep-alives among them bound.
+    pace: Pace,
 }
 
 impl EventStream {
@@ -39,6 +43,7 @@ impl EventStream {
             reader,
             idle_timeout,
             ready: VecDeque::new(),
+            pace: Pace::started(Instant::now()),
         }
     }
 
@@ -51,6 +56,7 @@ impl EventStream {
             reader,
             idle_timeout: Duration::ZERO,
             ready: VecDeque::from([Ok(event)]),
+            pace: Pace::started(Instant::now()),
         }
     }
 
@@ -98,6 +104,12 @@ impl EventStream {
         }
     }
 
+    /// The latest the peer can have sent the events last read: when they arrived, or
+    /// earlier where the stream's keep-alives say a link held them (`client/pace.rs`).
+    pub fn sent_by(&self) -> Instant {
+        self.pace.sent_by()
+    }
+
     /// The stream is over: drop the body and its connection.
     fn finish(&mut self) {
         self.body = None;
@@ -105,7 +117,10 @@ impl EventStream {
     }
 
     fn push(&mut self, data: &Bytes) {
-        for event in self.parser.feed(data) {
+        let events = self.parser.feed(data);
+        let keep_alive = events.is_empty() && !self.parser.has_partial_event();
+        self.pace.arrived(Instant::now(), keep_alive);
+        for event in events {
             self.ready.push_back(decode(self.reader, event));
         }
     }

@@ -8,6 +8,7 @@ use crate::client::{Connector, EventStream};
 use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, StateVerdict};
 use crate::report::AnomalyKind;
 use crate::session;
+use meshsim_protocol::clock::parse_rfc3339;
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
 use tokio::time::Instant;
 
@@ -53,7 +54,12 @@ impl<C: Connector> Run<'_, C> {
                 kind: event_kind(&event, EventKind::StatusUpdate),
             };
             index += 1;
-            if let Some(end) = self.take_event(&event, at, kind, slot, streamed, &mut report) {
+            let applied_before = report.applied;
+            let end = self.take_event(&event, at, kind, slot, streamed, &mut report);
+            if report.applied > applied_before {
+                bound_unstamped(&event, stream.sent_by(), slot);
+            }
+            if let Some(end) = end {
                 report.end = end;
                 return report;
             }
@@ -199,6 +205,19 @@ impl<C: Connector> Run<'_, C> {
             self.record_rulings(task, rulings, &mut report);
         }
         report
+    }
+}
+
+/// A status applied without a readable stamp was sent no later than the stream's
+/// keep-alives say ([`EventStream::sent_by`]): where a link held it, that bound stands in
+/// for the stamp, so that what the peer did meanwhile (a timer reaping the task) is not
+/// taken for what followed the status's arrival.
+fn bound_unstamped(event: &StreamEvent, sent_by: Instant, slot: &mut Option<Tracked>) {
+    let stamped = session::status_of(event)
+        .and_then(|(_, timestamp, _)| timestamp)
+        .is_some_and(|stamp| parse_rfc3339(&stamp).is_some());
+    if let (false, Some(task)) = (stamped, slot.as_mut()) {
+        task.stamped = task.stamped.min(sent_by);
     }
 }
 

@@ -20,9 +20,10 @@ pub struct Tracked {
     /// When the current state was applied (or the task dispatched).
     pub entered: Instant,
     /// When the peer entered the current state, on the consumer's clock: its status's
-    /// stamp read through the [`PeerClock`](super::peer_clock::PeerClock), or when it was
-    /// applied where the stamp cannot be read. Earlier than `entered` when the report of it
-    /// was held on the way.
+    /// stamp read through the [`PeerClock`](super::peer_clock::PeerClock), or where the
+    /// stamp cannot be read, when it was applied or the latest the stream's keep-alives
+    /// say the peer sent it. Earlier than `entered` when the report of it was held on the
+    /// way.
     pub stamped: Instant,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
