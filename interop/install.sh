@@ -4,7 +4,8 @@
 # exactly as locked, every file checked against its hash:
 #   target/interop/venv   python venv with interop/python/requirements.lock
 #                         (pip --require-hashes; the lock pins a2a-sdk[http-server]==1.3.0,
-#                         uvicorn and every transitive dependency)
+#                         uvicorn and every transitive dependency), installed by the pip
+#                         interop/python/pip.lock pins (why: that file)
 #   target/interop/node   npm prefix with interop/js/package.json and package-lock.json
 #                         (npm ci: @a2a-js/sdk@1.3.0, express and their dependencies)
 # Usage: interop/install.sh [python] [js]   (both when neither is named)
@@ -40,20 +41,23 @@ have_tools() {
   done
 }
 
-# An install is reused while the lock it was made from is unchanged (a copy of the lock is
-# its stamp, written last, so an interrupted install is redone).
+# An install is reused while the locks it was made from are unchanged (a copy of the locks
+# is its stamp, written last, so an interrupted install is redone).
 install_python() {
+  local pip_lock="$repo/interop/python/pip.lock"
   local lock="$repo/interop/python/requirements.lock" venv="$root/venv"
   have_tools python python3 || return 0
-  if [[ -f "$venv/.meshsim-installed" ]] && cmp -s "$lock" "$venv/.meshsim-installed"; then
+  if [[ -f "$venv/.meshsim-installed" ]] &&
+    cat "$pip_lock" "$lock" | cmp -s - "$venv/.meshsim-installed"; then
     echo "interop: python SDK already installed in $venv"
     return
   fi
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    --require-hashes -r "$lock"
-  cp "$lock" "$venv/.meshsim-installed"
+  local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes)
+  "${pip[@]}" --only-binary :all: -r "$pip_lock"
+  "${pip[@]}" -r "$lock"
+  cat "$pip_lock" "$lock" > "$venv/.meshsim-installed"
   echo "interop: python SDK installed in $venv"
 }
 
