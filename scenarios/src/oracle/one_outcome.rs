@@ -43,31 +43,30 @@ pub(super) fn one_outcome(
         .get(&run.host)
         .and_then(|truth| truth.task(task_id));
     // The act that broke it: this job's acceptance, or, when another job had accepted the
-    // same task before, the later of the two, the acceptance that made two outcomes.
-    let own = accepted_at(run);
-    let problem = if let Some(first_other) = others.iter().map(|other| accepted_at(other)).min() {
-        Some((
-            own.max(first_other),
-            "another job accepted the same task".to_string(),
-        ))
+    // same task before, the later of the two, the acceptance that made two outcomes. Dated
+    // only once something is wrong: reading the trace back is the costly part of a verdict.
+    let first_other = others.iter().map(|other| accepted_at(other)).min();
+    let problem = if first_other.is_some() {
+        Some("another job accepted the same task".to_string())
     } else {
         match record {
-            None => Some((own, "the runtime never had the accepted task".to_string())),
-            Some(record) if record.state != state || record.fate.is_some() => Some((
-                own,
-                format!(
-                    "the job accepted `{state}` but the runtime's task is `{}`{}",
-                    record.state,
-                    if record.fate.is_some() {
-                        " and gone"
-                    } else {
-                        ""
-                    }
-                ),
+            None => Some("the runtime never had the accepted task".to_string()),
+            Some(record) if record.state != state || record.fate.is_some() => Some(format!(
+                "the job accepted `{state}` but the runtime's task is `{}`{}",
+                record.state,
+                if record.fate.is_some() {
+                    " and gone"
+                } else {
+                    ""
+                }
             )),
             Some(_) => None,
         }
     };
+    let problem = problem.map(|problem| {
+        let own = accepted_at(run);
+        (first_other.map_or(own, |first| own.max(first)), problem)
+    });
     if let Some((at, problem)) = problem {
         found.push(violation(
             Invariant::OneOutcome,
