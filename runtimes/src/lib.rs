@@ -16,6 +16,7 @@ mod behaviour;
 mod builtin;
 mod card;
 mod card_cache;
+mod card_route;
 mod endpoint;
 mod executor;
 mod http_json;

@@ -7,7 +7,7 @@
 //! bindings, and every instance gets a copy with its own state.
 
 use crate::store::Host;
-use crate::{endpoint, http_json};
+use crate::{card_route, endpoint, http_json};
 use axum::Router;
 use axum::routing::{get, post};
 use meshsim_protocol::{Binding, Dialect};
@@ -35,7 +35,7 @@ pub(crate) fn routes(dialect: Dialect, served: Vec<Binding>) -> Routes {
 }
 
 fn build(dialect: Dialect, served: &[Binding]) -> Routes {
-    let mut router = Router::new().route(dialect.card_path(), get(crate::runtime::card));
+    let mut router = Router::new().route(dialect.card_path(), get(card_route::serve));
     for binding in served {
         router = match binding {
             Binding::JsonRpc => router.route("/", post(endpoint::handle)),

@@ -7,18 +7,13 @@
 //! real TCP.
 
 use crate::behaviour::{Behaviour, Knobs};
-use crate::card::agent_card;
 use crate::personality::Personality;
 use crate::routes::routes;
 use crate::store::Host;
 use crate::truth::GroundTruth;
-use crate::{card_cache, endpoint};
 use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
-use meshsim_protocol::{AgentInterface, Dialect};
 use std::sync::Arc;
 
 /// Everything a runtime instance is made of. Build one, keep its [`GroundTruth`] (or hand
@@ -100,116 +95,5 @@ impl Runtime {
             self.max_tasks,
         );
         routes(self.dialect, self.personality.bindings.served(self.dialect)).with_state(host)
-    }
-}
-
-/// The Agent Card, pointing at the address the client used to reach it, with caching
-/// headers (`Last-Modified` when the instance began).
-pub(crate) async fn card(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Body> {
-    let authority = headers
-        .get(header::HOST)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or("localhost");
-    // A runtime with the v0.3 compatibility layer shapes its Card by the request's
-    // `A2A-Version` (a2a-js 1.3: no header, a v0.3 Card), and says so in `Vary`.
-    let dialect = endpoint::serving_dialect(&host, &headers);
-    let url = format!("http://{authority}/");
-    let card = agent_card(&host.personality, dialect, &url);
-    match dialect.codec().encode_card(&card) {
-        Ok(encoded) => {
-            let mut value = encoded.value;
-            if dialect != host.dialect
-                && let (Some(fields), Some(interfaces)) =
-                    (value.as_object_mut(), every_interface(&host, &url))
-            {
-                fields.insert("supportedInterfaces".to_string(), interfaces);
-            }
-            let mut response = card_cache::respond(value.to_string(), host.started, &headers);
-            if host.personality.v0_3_compat {
-                response
-                    .headers_mut()
-                    .insert(header::VARY, HeaderValue::from_static("A2A-Version"));
-            }
-            response
-        }
-        Err(problem) => {
-            let mut response = Response::new(Body::from(problem.to_string()));
-            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-            response
-        }
-    }
-}
-
-/// The `supportedInterfaces` a2a-js 1.3 puts in its v0.3-shaped Card beside the v0.3 fields:
-/// the served dialect's interface and the v0.3 one, in the served dialect's encoding (so a
-/// header-less v1.0 client, such as the A2A TCK, still finds its interface).
-fn every_interface(host: &Host, url: &str) -> Option<serde_json::Value> {
-    let mut card = agent_card(&host.personality, host.dialect, url);
-    card.interfaces.push(AgentInterface {
-        url: url.to_string(),
-        protocol_binding: "JSONRPC".to_string(),
-        protocol_version: Some("0.3".to_string()),
-    });
-    let encoded = host.dialect.codec().encode_card(&card).ok()?;
-    encoded.value.get("supportedInterfaces").cloned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::builtin::builtin;
-    use http_body_util::BodyExt;
-    use serde_json::Value;
-    use std::time::Duration;
-
-    async fn card_json(personality: &str, version_header: Option<&str>) -> Value {
-        let host = Host::new(
-            builtin(personality).unwrap(),
-            Dialect::V1_0,
-            Clock::fixed(Duration::ZERO),
-            0,
-            GroundTruth::new(),
-            Arc::new(Knobs),
-            None,
-        );
-        let mut headers = HeaderMap::new();
-        headers.insert(header::HOST, HeaderValue::from_static("agent:9"));
-        if let Some(value) = version_header {
-            headers.insert("A2A-Version", HeaderValue::from_str(value).unwrap());
-        }
-        let response = card(State(host), headers).await;
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        serde_json::from_slice(&bytes).unwrap()
-    }
-
-    /// @a2a-js/sdk 1.3.0, measured: its v0.3-shaped Card (no `A2A-Version`) still carries
-    /// `supportedInterfaces` with the v1.0 and the v0.3 interface, which is how the A2A TCK,
-    /// fetching the Card without the header, finds the v1.0 interface.
-    #[tokio::test]
-    async fn a_v0_3_shaped_card_still_lists_every_interface() {
-        let legacy = card_json("a2a-js-1.3", None).await;
-        assert_eq!(legacy["protocolVersion"], "0.3.0");
-        let versions: Vec<&Value> = legacy["supportedInterfaces"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|interface| &interface["protocolVersion"])
-            .collect();
-        // v1.0 over JSON-RPC and HTTP+JSON, then v0.3.
-        assert_eq!(versions, ["1.0", "1.0", "0.3"]);
-        assert_eq!(legacy["supportedInterfaces"][0]["url"], "http://agent:9/");
-        let bindings = |card: &Value| -> Vec<Value> {
-            card["supportedInterfaces"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|interface| interface["protocolBinding"].clone())
-                .collect()
-        };
-        let modern = card_json("a2a-js-1.3", Some("1.0")).await;
-        assert_eq!(bindings(&modern), ["JSONRPC", "HTTP+JSON"]);
-        assert!(modern.get("protocolVersion").is_none());
-        let plain = card_json("python-correct", None).await;
-        assert_eq!(bindings(&plain), ["JSONRPC", "HTTP+JSON"]);
     }
 }
