@@ -5,7 +5,9 @@ use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{CancelResult, Outcome};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
-use meshsim_scenarios::{ConsumerChoice, Faults, Invariant, RunOptions, RunSpec, Scenario, run};
+use meshsim_scenarios::{
+    ConsumerChoice, Faults, Invariant, RunOptions, RunResult, RunSpec, Scenario, run,
+};
 use meshsim_sim::{FaultPlan, Seed};
 use meshsim_trace::{TraceEvent, TraceLine};
 
@@ -25,6 +27,32 @@ fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
     }
 }
 
+/// Runs the reconciling consumer against the personality file `name` under `plan`, asserts
+/// the run holds, and that the consumer did not learn `wrong` for whether tasks survive a
+/// stream's close.
+fn assert_close_survival_not_learned(name: &str, dialect: Dialect, plan: &str, wrong: bool) {
+    let result = assert_holds(&against(name, dialect, Some(plan)));
+    let learned = result.reports[0].profile.as_ref().expect("a profile");
+    assert_ne!(
+        learned.task_survives_stream_close,
+        Some(wrong),
+        "{dialect}: {learned:?}"
+    );
+}
+
+/// Asserts `spec`'s run holds and its job completes; the run, for further checks.
+fn assert_completes(spec: &RunSpec) -> RunResult {
+    let result = assert_holds(spec);
+    let report = &result.reports[0];
+    assert!(
+        matches!(report.outcome, Outcome::Completed { .. }),
+        "{}: {:?}",
+        spec.dialect,
+        report.outcome
+    );
+    result
+}
+
 /// Found as `liveness` (99 runs of 0..1000): five stalled tasks and quick work fit in the
 /// job's 30 s (5 × 5 s + 4 × 200 ms), but the reconciling consumer backed off after each
 /// stall (7.75 s in all) as if the peer were restarting, and a blocking v0.1 send counted
@@ -33,13 +61,8 @@ fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
 #[test]
 fn reconciling_consumer_outwaits_five_stalled_tasks_and_finishes() {
     for dialect in Dialect::ALL {
-        let result = assert_holds(&against("stalls-five-tasks-then-works", dialect, None));
+        let result = assert_completes(&against("stalls-five-tasks-then-works", dialect, None));
         let report = &result.reports[0];
-        assert!(
-            matches!(report.outcome, Outcome::Completed { .. }),
-            "{dialect}: {:?}",
-            report.outcome
-        );
         assert_eq!(
             report.deadlines.len(),
             5,
@@ -87,16 +110,11 @@ fn a_close_a_one_way_partition_kept_from_the_peer_is_no_evidence_that_tasks_outl
         {"at_ms": 1000, "kind": "repair_oneway", "from": "consumer", "to": "agent"}
     ]}"#;
     for dialect in Dialect::ALL {
-        let result = assert_holds(&against(
+        assert_close_survival_not_learned(
             "reaps-on-stream-close-keeps-streams-open",
             dialect,
-            Some(plan),
-        ));
-        let learned = result.reports[0].profile.as_ref().expect("a profile");
-        assert_ne!(
-            learned.task_survives_stream_close,
-            Some(true),
-            "{dialect}: {learned:?}"
+            plan,
+            true,
         );
     }
 }
@@ -158,16 +176,11 @@ fn a_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_t
         {"at_ms": 1000, "kind": "release", "a": "agent", "b": "consumer"}
     ]}"#;
     for dialect in Dialect::ALL {
-        let result = assert_holds(&against(
+        assert_close_survival_not_learned(
             "reaps-questions-by-timer-keeps-streams-open",
             dialect,
-            Some(plan),
-        ));
-        let learned = result.reports[0].profile.as_ref().expect("a profile");
-        assert_ne!(
-            learned.task_survives_stream_close,
-            Some(false),
-            "{dialect}: {learned:?}"
+            plan,
+            false,
         );
     }
 }
@@ -217,17 +230,11 @@ fn a_task_gone_right_after_a_close_overturns_the_belief_that_tasks_survive_close
 fn stalled_tasks_do_not_lengthen_the_pause_after_a_lost_one() {
     let plan = r#"{"faults": [{"at_ms": 3599, "kind": "crash", "host": "agent"}]}"#;
     for dialect in Dialect::ALL {
-        let result = assert_holds(&against(
+        assert_completes(&against(
             "stalls-four-tasks-reaps-on-stream-close",
             dialect,
             Some(plan),
         ));
-        let report = &result.reports[0];
-        assert!(
-            matches!(report.outcome, Outcome::Completed { .. }),
-            "{dialect}: {:?}",
-            report.outcome
-        );
     }
 }
 
@@ -246,13 +253,7 @@ fn a_submitted_deadline_cuts_short_the_pause_between_resubscribes() {
             scenario: Scenario::SidecarCut,
             ..against("stalls-four-tasks-quick-work", dialect, Some(plan))
         };
-        let result = assert_holds(&spec);
-        let report = &result.reports[0];
-        assert!(
-            matches!(report.outcome, Outcome::Completed { .. }),
-            "{dialect}: {:?}",
-            report.outcome
-        );
+        assert_completes(&spec);
     }
 }
 
@@ -276,17 +277,7 @@ fn a_cancel_that_got_through_after_the_timer_is_no_evidence_that_closes_lose_tas
                 {{"at_ms": 2800, "kind": "repair", "a": "consumer", "b": "agent"}}
             ]}}"#
         );
-        let result = assert_holds(&against(
-            "refuses-follow-ups-reaps-by-ttl",
-            dialect,
-            Some(&plan),
-        ));
-        let learned = result.reports[0].profile.as_ref().expect("a profile");
-        assert_ne!(
-            learned.task_survives_stream_close,
-            Some(false),
-            "{dialect}: {learned:?}"
-        );
+        assert_close_survival_not_learned("refuses-follow-ups-reaps-by-ttl", dialect, &plan, false);
     }
 }
 
@@ -333,16 +324,11 @@ fn an_unstamped_question_a_link_held_past_the_peers_timer_is_no_evidence_that_cl
         {"at_ms": 1200, "kind": "release", "a": "agent", "b": "consumer"}
     ]}"#;
     for dialect in Dialect::ALL {
-        let result = assert_holds(&against(
+        assert_close_survival_not_learned(
             "reaps-unstamped-questions-by-timer-keeps-pinging",
             dialect,
-            Some(plan),
-        ));
-        let learned = result.reports[0].profile.as_ref().expect("a profile");
-        assert_ne!(
-            learned.task_survives_stream_close,
-            Some(false),
-            "{dialect}: {learned:?}"
+            plan,
+            false,
         );
     }
 }
