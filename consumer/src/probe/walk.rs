@@ -10,16 +10,6 @@ use crate::profile::{FollowupBehaviour, ResubscribeBehaviour};
 use crate::session;
 use meshsim_protocol::{Dialect, Message, Role, StreamEvent, TaskState};
 
-/// The states that end a turn: the task waits for the client, or is over.
-const SETTLED: [TaskState; 6] = [
-    TaskState::InputRequired,
-    TaskState::AuthRequired,
-    TaskState::Completed,
-    TaskState::Failed,
-    TaskState::Canceled,
-    TaskState::Rejected,
-];
-
 /// Runs the probe against the agent at `url`. Fails only when no Card can be read; every
 /// later failure is part of the report.
 pub async fn probe<C: Connector>(
@@ -125,7 +115,7 @@ impl<C: Connector> Probe<'_, C> {
                 return None;
             }
         };
-        let seen = self.read_stream(stream, &SETTLED, true).await;
+        let seen = self.read_stream(stream, true).await;
         self.report.first_turn = seen.states.clone();
         self.report.reached_input_required = seen.states.last() == Some(&TaskState::InputRequired);
         if self.report.reached_input_required {
@@ -154,7 +144,7 @@ impl<C: Connector> Probe<'_, C> {
     async fn resubscribe(&mut self, task_id: &str) {
         let behaviour = match self.client.subscribe(task_id).await {
             Ok(stream) => {
-                let seen = self.read_stream(stream, &SETTLED, false).await;
+                let seen = self.read_stream(stream, false).await;
                 match &seen.error {
                     Some(error) if seen.states.is_empty() => self.failed_resubscribe(error),
                     _ if seen.states.first() == Some(&TaskState::Submitted) => {
@@ -200,7 +190,7 @@ impl<C: Connector> Probe<'_, C> {
                 return;
             }
         };
-        let seen = self.read_stream(stream, &SETTLED, true).await;
+        let seen = self.read_stream(stream, true).await;
         self.report.followup_turn = seen.states.clone();
         if let Some(error) = &seen.error {
             if error.is_task_not_found() && seen.states.is_empty() {
@@ -252,16 +242,12 @@ impl<C: Connector> Probe<'_, C> {
         }
     }
 
-    /// Reads a stream. `patient`: wait (up to the client's idle timeout) for a state in
-    /// `ends` carried by an update (a snapshot opening a turn shows the old state), then
-    /// watch for the settle time whether the stream closes by itself. Not `patient`: read
-    /// until the stream closes or stays quiet for the settle time.
-    async fn read_stream(
-        &self,
-        mut stream: EventStream,
-        ends: &[TaskState],
-        patient: bool,
-    ) -> Seen {
+    /// Reads a stream. `patient`: wait (up to the client's idle timeout) for a state that
+    /// ends a turn (the task waits for the client, or is over) carried by an update (a
+    /// snapshot opening a turn shows the old state), then watch for the settle time whether
+    /// the stream closes by itself. Not `patient`: read until the stream closes or stays
+    /// quiet for the settle time.
+    async fn read_stream(&self, mut stream: EventStream, patient: bool) -> Seen {
         let mut seen = Seen::default();
         let mut reached = false;
         loop {
@@ -292,7 +278,8 @@ impl<C: Connector> Probe<'_, C> {
             }
             if let Some((state, _, _)) = session::status_of(&event) {
                 seen.states.push(state);
-                reached |= ends.contains(&state) && !matches!(event, StreamEvent::Task(_));
+                reached |= (state.is_interrupted() || state.is_terminal())
+                    && !matches!(event, StreamEvent::Task(_));
             }
         }
     }
