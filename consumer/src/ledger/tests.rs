@@ -73,6 +73,13 @@ impl Feed {
             .collect()
     }
 
+    /// Unstamped events of `kind`, in order.
+    fn events(&mut self, kind: ConnectionKind, states: &[TaskState]) {
+        for &state in states {
+            self.event(kind, state, None);
+        }
+    }
+
     fn first_turn(&mut self, stamps: [Option<&str>; 3]) {
         self.connect();
         self.event(Turn, Submitted, stamps[0]);
@@ -80,6 +87,17 @@ impl Feed {
         self.event(Turn, InputRequired, stamps[2]);
     }
 }
+
+/// What a consumer applies of a task that asks twice, then completes.
+const ASKED_TWICE_THEN_COMPLETED: [TaskState; 7] = [
+    Submitted,
+    Working,
+    InputRequired,
+    Working,
+    InputRequired,
+    Working,
+    Completed,
+];
 
 const T: [Option<&str>; 3] = [
     Some("2026-11-07T00:00:00.000Z"),
@@ -106,8 +124,7 @@ fn replay_from_the_start_on_resubscribe_applies_nothing_again() {
     );
     // The answer then resumes the task as usual.
     feed.connect();
-    feed.event(Turn, Working, None);
-    feed.event(Turn, Completed, None);
+    feed.events(Turn, &[Working, Completed]);
     assert_eq!(
         feed.applied_states(),
         [Submitted, Working, InputRequired, Working, Completed]
@@ -135,26 +152,10 @@ fn replay_without_timestamps_is_still_a_replay() {
     let mut feed = Feed::new();
     feed.first_turn([None; 3]);
     feed.connect();
-    feed.event(Resubscribe, Submitted, None);
-    feed.event(Resubscribe, Working, None);
-    feed.event(Resubscribe, InputRequired, None);
+    feed.events(Resubscribe, &[Submitted, Working, InputRequired]);
     feed.connect();
-    feed.event(Turn, Working, None);
-    feed.event(Turn, InputRequired, None);
-    feed.event(Turn, Working, None);
-    feed.event(Turn, Completed, None);
-    assert_eq!(
-        feed.applied_states(),
-        [
-            Submitted,
-            Working,
-            InputRequired,
-            Working,
-            InputRequired,
-            Working,
-            Completed
-        ]
-    );
+    feed.events(Turn, &[Working, InputRequired, Working, Completed]);
+    assert_eq!(feed.applied_states(), ASKED_TWICE_THEN_COMPLETED);
 }
 
 #[test]
@@ -162,8 +163,7 @@ fn replay_cut_short_on_resubscribe_is_not_applied() {
     let mut feed = Feed::new();
     feed.first_turn(T);
     feed.connect();
-    feed.event(Resubscribe, Submitted, None);
-    feed.event(Resubscribe, Working, None);
+    feed.events(Resubscribe, &[Submitted, Working]);
     feed.connect();
     assert_eq!(feed.applied_states(), [Submitted, Working, InputRequired]);
     assert_eq!(
@@ -223,9 +223,7 @@ fn duplicate_submitted_without_timestamps_when_the_turn_ends_in_a_new_question()
     let mut feed = Feed::new();
     feed.first_turn([None; 3]);
     feed.connect();
-    feed.event(Turn, Submitted, None);
-    feed.event(Turn, Working, None);
-    feed.event(Turn, InputRequired, None);
+    feed.events(Turn, &[Submitted, Working, InputRequired]);
     feed.connect();
     // The whole history was matched, but the turn brought nothing new before it closed:
     // those were the turn's own events.
@@ -247,8 +245,7 @@ fn turn_that_replays_everything_then_continues_applies_only_the_continuation() {
     for (state, stamp) in [(Submitted, T[0]), (Working, T[1]), (InputRequired, T[2])] {
         feed.event(Turn, state, stamp);
     }
-    feed.event(Turn, Working, None);
-    feed.event(Turn, Completed, None);
+    feed.events(Turn, &[Working, Completed]);
     assert_eq!(
         feed.applied_states(),
         [Submitted, Working, InputRequired, Working, Completed]
@@ -261,21 +258,9 @@ fn the_resumption_cycle_is_applied_in_full() {
     feed.first_turn([None; 3]);
     for last in [InputRequired, Completed] {
         feed.connect();
-        feed.event(Turn, Working, None);
-        feed.event(Turn, last, None);
+        feed.events(Turn, &[Working, last]);
     }
-    assert_eq!(
-        feed.applied_states(),
-        [
-            Submitted,
-            Working,
-            InputRequired,
-            Working,
-            InputRequired,
-            Working,
-            Completed
-        ]
-    );
+    assert_eq!(feed.applied_states(), ASKED_TWICE_THEN_COMPLETED);
     assert!(
         feed.verdicts()
             .iter()
@@ -340,21 +325,8 @@ fn replay_extending_the_history_through_a_second_turn_applies_only_the_new_quest
         );
         // The answer to the second question then completes the task.
         feed.connect();
-        feed.event(Turn, Submitted, None);
-        feed.event(Turn, Working, None);
-        feed.event(Turn, Completed, None);
-        assert_eq!(
-            feed.applied_states(),
-            [
-                Submitted,
-                Working,
-                InputRequired,
-                Working,
-                InputRequired,
-                Working,
-                Completed
-            ]
-        );
+        feed.events(Turn, &[Submitted, Working, Completed]);
+        assert_eq!(feed.applied_states(), ASKED_TWICE_THEN_COMPLETED);
     }
 }
 
@@ -363,8 +335,7 @@ fn replay_of_a_second_turn_that_brings_nothing_new_applies_nothing() {
     let mut feed = Feed::new();
     feed.first_turn([None; 3]);
     feed.connect();
-    feed.event(Turn, Submitted, None);
-    feed.event(Turn, Working, None);
+    feed.events(Turn, &[Submitted, Working]);
     feed.connect();
     for state in [Submitted, Working, InputRequired, Submitted, Working] {
         feed.event(Resubscribe, state, None);
@@ -447,13 +418,12 @@ fn a_stale_replayed_working_is_caught_by_its_timestamp() {
 fn nothing_after_a_terminal_state_is_applied() {
     let mut feed = Feed::new();
     feed.connect();
-    feed.event(Turn, Submitted, None);
-    feed.event(Turn, Working, None);
-    feed.event(Turn, Completed, None);
-    feed.event(Turn, Working, None);
-    feed.event(Turn, Submitted, None);
-    feed.event(Turn, Canceled, None);
-    feed.event(Turn, Completed, None);
+    feed.events(
+        Turn,
+        &[
+            Submitted, Working, Completed, Working, Submitted, Canceled, Completed,
+        ],
+    );
     assert_eq!(feed.applied_states(), [Submitted, Working, Completed]);
     assert_eq!(
         feed.verdicts()[3..],
