@@ -332,3 +332,34 @@ fn an_unstamped_question_a_link_held_past_the_peers_timer_is_no_evidence_that_cl
         );
     }
 }
+
+/// Found as `liveness` (swarm seed 9715, heterogeneous-mesh v0.1): a link held the peer's
+/// question while the peer restarted empty; the answer, sent when the question arrived,
+/// met a v0.1 peer that starts a forgotten id afresh, and the task it started under the
+/// job's id asked the same question again. The peer stamps nothing, so the consumer read
+/// the unchanged question as its answer not taken yet and polled it for 20 s before
+/// answering again and finding the task was not the job's. The answer's own reply names
+/// the task's first request: the consumer now starts over when that reply (or any whole
+/// task under the job's id) began with another request, and finishes.
+#[test]
+fn a_task_started_afresh_under_the_jobs_id_is_caught_in_the_answers_own_reply() {
+    let plan = r#"{"faults": [
+        {"at_ms": 150, "kind": "hold", "a": "agent", "b": "consumer"},
+        {"at_ms": 2950, "kind": "bounce", "host": "agent"},
+        {"at_ms": 3000, "kind": "release", "a": "agent", "b": "consumer"}
+    ]}"#;
+    let result = assert_completes(&against(
+        "starts-unknown-ids-afresh-unstamped",
+        Dialect::V0_1,
+        Some(plan),
+    ));
+    let report = &result.reports[0];
+    let first = report.tasks.first().expect("a task");
+    let abandoned = first.abandoned.as_ref().expect("abandoned");
+    assert!(
+        abandoned
+            .reason
+            .contains("a task of its own under the same id"),
+        "{abandoned:?}"
+    );
+}

@@ -21,21 +21,32 @@ impl<C: Connector> Run<'_, C> {
     }
 
     /// `Some` to start over when `task`, fetched under the job's v0.1 task id, is one the
-    /// peer started afresh from a later message: its history begins with another request.
-    /// Such a task asks its first question again, which looks like a new question; an
-    /// answer to it would complete a task that never saw the job.
+    /// peer started afresh from a later message.
     pub(super) async fn check_ours(&mut self, task: &Task) -> Option<DispatchEnd> {
+        if !self.began_elsewhere(task) {
+            return None;
+        }
+        Some(self.replaced(&task.id).await)
+    }
+
+    /// Whether `task`, reported under the job's v0.1 task id, is one the peer started
+    /// afresh from a later message: its history begins with another request. Such a task
+    /// asks its first question again, which looks like a new question, or like the one
+    /// already answered when the peer stamps nothing; an answer to it would complete a task
+    /// that never saw the job. A history without a request proves nothing.
+    pub(super) fn began_elsewhere(&self, task: &Task) -> bool {
         if self.session.client.dialect() != Dialect::V0_1 {
-            return None;
+            return false;
         }
-        let first = task
-            .history
+        task.history
             .iter()
-            .find(|message| message.role == Role::User)?;
-        if first.text_content() == self.session.job.request {
-            return None;
-        }
-        let task_id = &task.id;
+            .find(|message| message.role == Role::User)
+            .is_some_and(|first| first.text_content() != self.session.job.request)
+    }
+
+    /// The task under the job's id is the peer's own, started afresh: say so, cancel it,
+    /// and start over.
+    pub(super) async fn replaced(&mut self, task_id: &str) -> DispatchEnd {
         self.session.recorder.anomaly(
             task_id,
             AnomalyKind::NewTaskOnFollowup,
@@ -47,8 +58,8 @@ impl<C: Connector> Run<'_, C> {
                 "the peer replaced it with a task of its own under the same id",
             )
             .await;
-        Some(DispatchEnd::Redispatch(format!(
+        DispatchEnd::Redispatch(format!(
             "task {task_id} was restarted by the peer under the same id"
-        )))
+        ))
     }
 }

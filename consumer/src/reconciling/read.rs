@@ -93,6 +93,11 @@ impl<C: Connector> Run<'_, C> {
                 return None;
             }
         };
+        if let StreamEvent::Task(whole) = event
+            && self.began_elsewhere(whole)
+        {
+            return Some(ReadEnd::Replaced);
+        }
         task.absorb(event);
         let (state, timestamp, message_id) = session::status_of(event)?;
         if let Some(stamp) = &timestamp {

@@ -16,6 +16,9 @@ pub(super) enum ReadEnd {
     Failed(ClientError),
     /// An event about another task than the one followed.
     ForeignTask(String),
+    /// A whole task under the followed v0.1 id that the peer started afresh from a later
+    /// message (its history begins with another request): the job's task is gone.
+    Replaced,
 }
 
 /// What happened on one connection.

@@ -278,6 +278,7 @@ impl<C: Connector> Run<'_, C> {
                     "the peer started a new task".to_string(),
                 ))
             }
+            ReadEnd::Replaced => Some(self.replaced(&id).await),
             ReadEnd::Failed(error) if error.is_task_not_found() => {
                 if slot.as_ref().is_some_and(|task| task.broken) {
                     self.learn(Observed::TaskSurvivedBrokenStream(false));
