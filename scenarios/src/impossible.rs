@@ -7,6 +7,7 @@
 //! always (`no-double-apply`, `no-orphaned-task` with the peer's refusals named, ...), and
 //! a job that finishes after all is judged like any other.
 
+use crate::consumer_choice::sim_client;
 use meshsim_consumer::Job;
 use meshsim_runtimes::{CancelOutcome, FollowUp, Personality, Reaping, Script};
 use std::time::Duration;
@@ -39,7 +40,7 @@ pub const CANCEL_REFUSED: ImpossibleRule = ImpossibleRule {
 /// The peer's stalled tasks leave too little of the job's time for its work.
 pub const EVERY_TASK_STALLS: ImpossibleRule = ImpossibleRule {
     name: "every-task-stalls",
-    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: when the run's faults end (the last restart is no later; before it the peer may be unreachable), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) do not fit within the job's deadline, so no consumer can be sure to finish",
+    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: from when a consumer can be sure to reach the peer after the run's faults (their end, when the last restart is past and the network whole, plus one request timeout of the simulation's client, for the call the faults may have swallowed, which it learns of only by that timeout), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) do not fit within the job's deadline, so no consumer can be sure to finish",
 };
 
 /// The job's long work outlasts the peer's TTL, which reaps the task mid-work.
@@ -109,7 +110,8 @@ pub fn impossible(
 }
 
 /// [`EVERY_TASK_STALLS`]'s figures when it applies: the time a consumer that has met every
-/// stall may still need, counted from the end of the faults, against the job's deadline.
+/// stall may still need, counted from when it can be sure to reach the recovered peer, against
+/// the job's deadline.
 fn stalls_outlast_the_job(
     personality: &Personality,
     job: &Job,
@@ -130,18 +132,37 @@ fn stalls_outlast_the_job(
     let steps = script.work_steps(turns, work.long_running_steps);
     let longest_work = Duration::from_millis(u64::from(steps).saturating_mul(work.max_ms));
     let waiting = job.deadlines.submitted.saturating_mul(stalls);
-    let needed = faults_end + waiting + longest_work;
+    let lost_call = lost_call_timeout(faults_end);
+    let needed = faults_end + lost_call + waiting + longest_work;
     // Finishing at the deadline itself is too late: the last answer takes a round trip.
     (needed >= job.deadlines.job).then(|| {
         format!(
-            "{} ms (faults end) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) = {} ms, not within the {} ms job deadline",
+            "{} ms (faults end) + {} ms (request timeout of a call they swallowed) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) = {} ms, not within the {} ms job deadline",
             faults_end.as_millis(),
+            lost_call.as_millis(),
             job.deadlines.submitted.as_millis(),
             work.max_ms,
             needed.as_millis(),
             job.deadlines.job.as_millis()
         )
     })
+}
+
+/// How long after the faults end a consumer may still be waiting on a call they swallowed.
+///
+/// A consumer learns that the peer is back only by calling it. A call under way when the
+/// faults end may have been lost to them (a crash drops its connection without a word, a
+/// partition its answer), and nothing tells a lost call from a slow one before its request
+/// timeout: the simulation's client allows each call that long ([`sim_client`]). A consumer
+/// that calls again sooner may start a second task beside the first. So the first call it can
+/// be sure reaches the recovered peer begins one request timeout after the faults end; a run
+/// without faults lost no call.
+fn lost_call_timeout(faults_end: Duration) -> Duration {
+    if faults_end.is_zero() {
+        Duration::ZERO
+    } else {
+        sim_client().request_timeout
+    }
 }
 
 #[cfg(test)]
@@ -250,5 +271,47 @@ mod tests {
             rule_of(&peer(6, 0), &job("#complete x")),
             Some(EVERY_TASK_STALLS)
         );
+    }
+
+    #[test]
+    fn after_faults_the_stalls_count_from_one_request_timeout_past_their_end() {
+        // Seed 2571's peer: four stalls, then `#long` work of 6 steps of at most 350 ms.
+        let peer = |stalled| Personality {
+            stalled_first_tasks: stalled,
+            work: meshsim_runtimes::WorkDurations {
+                min_ms: 133,
+                max_ms: 350,
+                long_running_steps: 5,
+            },
+            ..Personality::default()
+        };
+        let long = job("#long crunch the numbers");
+        let faults_end = Duration::from_secs(5);
+        // 5 s + 3 s + 4 × 5 s + 6 × 350 ms = 30.1 s: a call the faults swallowed is known
+        // lost only at 8 s. Counted from the faults' end alone it was 27.1 s, and possible.
+        let found = impossible(&peer(4), &long, faults_end).expect("impossible");
+        assert_eq!(found.rule, EVERY_TASK_STALLS);
+        assert!(
+            found.why.contains("+ 3000 ms (request timeout") && found.why.contains("= 30100 ms"),
+            "{}",
+            found.why
+        );
+        // Without faults no call was lost: 22.1 s fits.
+        assert_eq!(rule_of(&peer(4), &long), None);
+        // One stall fewer fits after the faults: 25.1 s.
+        assert_eq!(impossible(&peer(3), &long, faults_end), None);
+        // At the edge: 5 s + 3 s + 4 × 5 s leave 2 s for `#complete`'s two steps.
+        let quick = |max_ms| Personality {
+            work: meshsim_runtimes::WorkDurations {
+                min_ms: 0,
+                max_ms,
+                long_running_steps: 1,
+            },
+            ..peer(4)
+        };
+        let complete = job("#complete x");
+        assert_eq!(impossible(&quick(999), &complete, faults_end), None);
+        let found = impossible(&quick(1_000), &complete, faults_end).map(|found| found.rule);
+        assert_eq!(found, Some(EVERY_TASK_STALLS));
     }
 }

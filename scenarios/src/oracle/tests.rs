@@ -768,6 +768,54 @@ fn liveness_fails_jobs_that_never_finished_or_gave_up() {
 }
 
 #[test]
+fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost_call() {
+    // 40 stalls × 500 ms + 4 work steps × 1 s = 24 s after the faults end at 5 s: 29 s fits
+    // the 30 s job, but the call the faults may have swallowed is known lost only at 8 s.
+    let peer = meshsim_runtimes::Personality {
+        stalled_first_tasks: 40,
+        work: meshsim_runtimes::WorkDurations {
+            min_ms: 0,
+            max_ms: 1_000,
+            long_running_steps: 1,
+        },
+        ..meshsim_runtimes::Personality::default()
+    };
+    let personalities = BTreeMap::from([(HOST.to_string(), peer)]);
+    let gave_up = Outcome::GaveUp {
+        reason: "job deadline passed".to_string(),
+    };
+    let jobs = [job_run("j", Some(report("j", Vec::new(), gave_up)))];
+    let trace = empty_trace();
+    let judged = |faults_end| {
+        super::judge(&Evidence {
+            jobs: &jobs,
+            truths: &BTreeMap::new(),
+            profiles: &BTreeMap::new(),
+            personalities: &personalities,
+            converged: true,
+            end: Duration::from_millis(END_MS),
+            faults_end,
+            trace: &trace,
+            epoch: EPOCH,
+        })
+    };
+    let after_faults = judged(Duration::from_secs(5));
+    assert_eq!(invariants(&after_faults.violations), []);
+    let named = &after_faults.peer_faults[0].peer;
+    assert!(
+        named.contains("every-task-stalls") && named.contains("= 32000 ms"),
+        "{named}"
+    );
+    // Without faults no call was lost, and 24 s fits: the give-up is the consumer's.
+    let without_faults = judged(Duration::ZERO);
+    assert_eq!(
+        invariants(&without_faults.violations),
+        [Invariant::Liveness]
+    );
+    assert!(without_faults.peer_faults.is_empty());
+}
+
+#[test]
 fn profile_matches_runtime_compares_only_what_both_sides_know() {
     let key = ProfileKey {
         host: format!("{HOST}:9000"),
