@@ -3,6 +3,7 @@
 //! header, with HTTP caching ([`crate::card_cache`]).
 
 use crate::card::agent_card;
+use crate::json_text::json_text;
 use crate::store::Host;
 use crate::{card_cache, endpoint};
 use axum::body::Body;
@@ -32,7 +33,7 @@ pub(crate) async fn serve(State(host): State<Arc<Host>>, headers: HeaderMap) -> 
             {
                 fields.insert("supportedInterfaces".to_string(), interfaces);
             }
-            let mut response = card_cache::respond(value.to_string(), host.started, &headers);
+            let mut response = card_cache::respond(json_text(&value), host.started, &headers);
             if host.personality.v0_3_compat {
                 response
                     .headers_mut()

@@ -4,6 +4,7 @@
 //! bodies; a request that fails before its stream starts gets plain JSON.
 
 use crate::card::agent_card;
+use crate::json_text::json_text;
 use crate::store::{Host, trimmed};
 use crate::{media, stream, tck, unserved};
 use axum::body::{Body, Bytes};
@@ -291,7 +292,7 @@ pub(crate) fn json(
         None => codec.encode_response(&response),
     };
     let body = match encoded {
-        Ok(encoded) => encoded.value.to_string(),
+        Ok(encoded) => json_text(&encoded.value),
         Err(problem) => {
             let error = RpcError::new(ErrorCode::InternalError, problem.to_string());
             let fallback = RpcResponse {
@@ -299,10 +300,9 @@ pub(crate) fn json(
                 outcome: Err(error),
             };
             match codec.encode_response(&fallback) {
-                Ok(encoded) => encoded.value.to_string(),
-                Err(_) => serde_json::json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32603, "message": problem.to_string()}})
-                .to_string(),
+                Ok(encoded) => json_text(&encoded.value),
+                Err(_) => json_text(&serde_json::json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32603, "message": problem.to_string()}})),
             }
         }
     };

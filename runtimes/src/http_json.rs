@@ -21,6 +21,7 @@
 //! names none). A stream's events are the bare `StreamResponse`s.
 
 use crate::endpoint::{self, Answer};
+use crate::json_text::json_text;
 use crate::store::Host;
 use crate::{media, stream, unserved};
 use axum::Router;
@@ -252,7 +253,7 @@ fn error_answer(error: &RpcError) -> Response<Body> {
 }
 
 fn json_answer(status: StatusCode, body: &Value) -> Response<Body> {
-    let mut answer = Response::new(Body::from(body.to_string()));
+    let mut answer = Response::new(Body::from(json_text(body)));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,

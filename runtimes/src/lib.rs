@@ -20,6 +20,7 @@ mod card_route;
 mod endpoint;
 mod executor;
 mod http_json;
+mod json_text;
 mod media;
 mod personality;
 mod routes;

@@ -2,6 +2,7 @@
 //! line (a JSON-RPC response, or over HTTP+JSON the bare `StreamResponse`), with `: ping`
 //! comments when the personality sends keep-alives.
 
+use crate::json_text::json_text;
 use crate::personality::Personality;
 use crate::store::Subscription;
 use axum::body::Body;
@@ -121,5 +122,5 @@ fn event_frame(state: &StreamState, mut event: StreamEvent) -> String {
             }
         }
     };
-    sse::frame(&payload.to_string())
+    sse::frame(&json_text(&payload))
 }
