@@ -363,3 +363,56 @@ fn a_task_started_afresh_under_the_jobs_id_is_caught_in_the_answers_own_reply() 
         "{abandoned:?}"
     );
 }
+
+/// Seen in swarm seed 6167 (cancel-at-input-required v0.1): a send that could not connect
+/// had written nothing, yet the consumer searched for the task it might have created (v0.1
+/// asks for its chosen id, v1.0 lists the context) with growing pauses while the peer was
+/// unreachable, and sent only after a search answered empty: one more call and one more
+/// pause after the peer was back. It now sends again at once, so the first call the
+/// recovered peer reads creates the task.
+#[test]
+fn a_send_that_could_not_connect_is_sent_again_not_searched_for() {
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    for dialect in Dialect::ALL {
+        // The partition refuses the first send, right after the Card (v0.1's discovery
+        // takes one more round trip).
+        let begins = if dialect == Dialect::V0_1 { 63 } else { 33 };
+        let plan = format!(
+            r#"{{"faults": [
+                {{"at_ms": {begins}, "kind": "partition_oneway", "from": "consumer", "to": "agent"}},
+                {{"at_ms": 2000, "kind": "repair_oneway", "from": "consumer", "to": "agent"}}
+            ]}}"#
+        );
+        let spec = against("stalls-four-tasks-quick-work", dialect, Some(&plan));
+        let result = run(&spec, &options).expect("the run is carried out");
+        let lines: Vec<TraceLine> = result
+            .trace
+            .as_ref()
+            .expect("kept")
+            .lines()
+            .iter()
+            .filter_map(|line| TraceLine::parse(line))
+            .collect();
+        let refused = lines.iter().any(|line| {
+            matches!(&line.event, TraceEvent::Decision { reason, .. }
+                if reason.contains("send failed: cannot connect"))
+        });
+        assert!(refused, "{dialect}: the partition refused no send");
+        let first_read_after_repair = lines
+            .iter()
+            .find(|line| line.t_us >= 2_000_000 && matches!(line.event, TraceEvent::Request { .. }))
+            .map(|line| line.t_us);
+        let first_created = lines
+            .iter()
+            .find(|line| matches!(line.event, TraceEvent::TaskCreated { .. }))
+            .map(|line| line.t_us);
+        assert_eq!(
+            first_read_after_repair, first_created,
+            "{dialect}: the recovered peer read another call before the send"
+        );
+        assert_holds(&spec);
+    }
+}

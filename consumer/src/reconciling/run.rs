@@ -122,6 +122,10 @@ impl<C: Connector> Run<'_, C> {
                 ReadEnd::Failed(error) => format!("send failed: {error}"),
                 _ => "the peer answered without naming a task".to_string(),
             };
+            // Unless the send never left: no connection, no request, no task to look for.
+            if matches!(report.end, ReadEnd::Failed(ClientError::Connect { .. })) {
+                return DispatchEnd::Retry(why);
+            }
             let chosen = task.map(|task| task.task_id);
             match self.find_unanswered(chosen, context, streamed, &why).await {
                 Some(mut found) => {
