@@ -14,7 +14,8 @@
 //!   peer still has it. Where tasks do not outlive their stream, it stops streaming to that
 //!   peer: the Card's `streaming` says whether SSE works, not whether tasks survive it.
 //! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches
-//!   at once (it backs off only after the peer lost a task, which may mean a restart).
+//!   at once (it backs off only after the peer lost a task, which may mean a restart, and
+//!   counts the lost task's life as part of the pause).
 
 mod answer;
 mod config;
@@ -37,6 +38,7 @@ use crate::report::{CancelResult, JobReport, Outcome};
 use crate::session::Session;
 use peer_clock::PeerClock;
 use run::{DispatchEnd, Run};
+use tokio::time::Instant;
 
 /// The consumer that negotiates the lifecycle per peer instead of trusting the Card.
 pub struct ReconcilingConsumer<C> {
@@ -169,12 +171,22 @@ impl<C: Connector> ReconcilingConsumer<C> {
     /// backoff until the job's deadline. The pause after a lost task grows with the tasks
     /// lost, not with every task started: a stalled task says nothing about restarts, and
     /// after several stalls a pause that counted them would eat the time the job has left.
+    ///
+    /// The pause spaces the dispatches to a peer that may be restarting again and again,
+    /// so it counts from the lost task's dispatch, not from the loss. A restart and a timer
+    /// that reaps the task look alike (a prompt -32001, the peer up): against a peer that
+    /// restarts every few hundred milliseconds, tasks are lost young and the pause still
+    /// keeps the dispatches from running out before the restarts end; a task the peer kept
+    /// longer than the pause has already spaced the dispatches, and pausing again would
+    /// only eat the job's time (a timer reaping each stalled task just before its submitted
+    /// deadline, with a pause after each, left too little time for the task that works).
     async fn dispatch_until_done(&self, run: &mut Run<'_, C>) -> Outcome {
         let (mut started, mut lost, mut failed) = (0, 0, 0);
         loop {
             run.session.cancel_owed_once().await;
             // A peer that loses tasks may be restarting: give it time. One that let a task
             // sit past its deadline answered all along, and the deadline was the wait.
+            let dispatched = Instant::now();
             let (reason, pause) = match run.dispatch().await {
                 DispatchEnd::Done(outcome) => return outcome,
                 DispatchEnd::Redispatch(reason) => (reason, true),
@@ -196,7 +208,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
             run.session.recorder.decision("", "re-dispatch", &reason);
             if pause {
                 lost += 1;
-                meshsim_time::sleep(self.config.backoff(lost)).await;
+                meshsim_time::sleep_until(dispatched + self.config.backoff(lost)).await;
             }
         }
     }
