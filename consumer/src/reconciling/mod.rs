@@ -135,6 +135,8 @@ impl<C: Connector> ReconcilingConsumer<C> {
     ) -> Outcome {
         let mut attempt = 0;
         let client = loop {
+            // As with sends, the pause counts from the try: one that timed out was the wait.
+            let tried = Instant::now();
             match A2aClient::discover(self.connector.clone(), &job.peer, self.config.client).await {
                 Ok(client) => break client,
                 // A URL that cannot work will not start working; anything else may.
@@ -146,7 +148,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
                 Err(error) => {
                     recorder.decision("", "retry-discovery", &error.to_string());
                     attempt += 1;
-                    meshsim_time::sleep(self.config.backoff(attempt)).await;
+                    meshsim_time::sleep_until(tried + self.config.backoff(attempt)).await;
                 }
             }
         };
@@ -168,9 +170,11 @@ impl<C: Connector> ReconcilingConsumer<C> {
 
     /// Dispatches until a task reaches an outcome or the job gives up. Tasks started and
     /// given up count against `max_dispatches`; sends that started nothing are retried with
-    /// backoff until the job's deadline. The pause after a lost task grows with the tasks
-    /// lost, not with every task started: a stalled task says nothing about restarts, and
-    /// after several stalls a pause that counted them would eat the time the job has left.
+    /// backoff until the job's deadline, the pause counted from the send: a send that timed
+    /// out has waited its part, and the peer may have been back for a while. The pause
+    /// after a lost task grows with the tasks lost, not with every task started: a stalled
+    /// task says nothing about restarts, and after several stalls a pause that counted them
+    /// would eat the time the job has left.
     ///
     /// The pause spaces the dispatches to a peer that may be restarting again and again,
     /// so it counts from the lost task's dispatch, not from the loss. A restart and a timer
@@ -194,7 +198,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
                 DispatchEnd::Retry(reason) => {
                     failed += 1;
                     run.session.recorder.decision("", "retry", &reason);
-                    meshsim_time::sleep(self.config.backoff(failed)).await;
+                    meshsim_time::sleep_until(dispatched + self.config.backoff(failed)).await;
                     continue;
                 }
             };
