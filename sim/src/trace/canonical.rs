@@ -45,35 +45,82 @@ fn write_value(value: &Value, out: &mut String) {
 
 /// Appends `text` as a JSON string, escaped byte for byte as serde_json escapes it (`"`,
 /// `\\` and control characters; `\b \f \n \r \t` short, others as `\u00XX`), without
-/// allocating.
+/// allocating. The runs between escapes are found a word at a time and copied whole: the
+/// recorder writes every string of every trace line through here.
 pub(crate) fn write_str(text: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(text.len() + 2);
     out.push('"');
+    let bytes = text.as_bytes();
     let mut clean = 0;
-    for (at, byte) in text.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(found) = first_to_escape(&bytes[clean..]) {
+        let at = clean + found;
+        let byte = bytes[at];
+        // The bytes to escape are all ASCII, so `at` is a character boundary and the run
+        // before it is copied as it is.
         out.push_str(&text[clean..at]);
         clean = at + 1;
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
-        } else {
-            out.push_str(escape);
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                push_hex(byte, out);
+            }
         }
     }
     out.push_str(&text[clean..]);
     out.push('"');
+}
+
+/// Appends `byte` as two lowercase hexadecimal digits.
+pub(crate) fn push_hex(byte: u8, out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+    out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+}
+
+/// Whether JSON needs `byte` escaped inside a string: `"`, `\\` and the control characters.
+fn needs_escape(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+/// The index of the first byte of `bytes` that [needs escaping](needs_escape), looking at eight
+/// bytes at once.
+///
+/// For a word `w` of eight bytes, `(w - 0x0101..01 * n) & !w & 0x8080..80` sets the top bit of
+/// the lowest byte below `n` (a borrow can only run upwards from such a byte, so higher flags
+/// may be spurious, the lowest never is). Bytes below 0x20 are tested that way directly; `"` and
+/// `\\` as the bytes that are zero (below 1) after an exclusive or with them. The lowest flag of
+/// the three tests is the first byte to escape; without a flag there is none in the word.
+fn first_to_escape(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_le_bytes([b'"'; 8]);
+    const BACKSLASHES: u64 = u64::from_le_bytes([b'\\'; 8]);
+    fn below(word: u64, n: u64) -> u64 {
+        word.wrapping_sub(ONES * n) & !word & TOPS
+    }
+    let mut words = bytes.chunks_exact(8);
+    let mut start = 0;
+    for chunk in &mut words {
+        let word = u64::from_le_bytes(chunk.try_into().expect("a chunk of eight bytes"));
+        let flags = below(word, 0x20) | below(word ^ QUOTES, 1) | below(word ^ BACKSLASHES, 1);
+        if flags != 0 {
+            // Little-endian: the lowest flagged byte is the first in the text.
+            return Some(start + (flags.trailing_zeros() / 8) as usize);
+        }
+        start += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|byte| needs_escape(*byte))
+        .map(|found| start + found)
 }
 
 #[cfg(test)]
@@ -98,6 +145,24 @@ mod tests {
             let mut out = String::new();
             write_str(text, &mut out);
             assert_eq!(out, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_ascii_byte_is_found_at_every_place_in_a_word() {
+        // Each ASCII character, alone and between neighbours that need escaping or not, at
+        // every offset of the eight-byte words and of the tail after them; and a multi-byte
+        // character before it, whose bytes are all at or above 0x80.
+        for byte in 0u8..0x80 {
+            let probe = char::from(byte);
+            for before in 0..20 {
+                for (left, right) in [("a", "b"), ("\"", "\n"), ("é", "\\"), ("🦀", "\u{1f}")] {
+                    let text = format!("{}{probe}{right}{left}", left.repeat(before));
+                    let mut out = String::new();
+                    write_str(&text, &mut out);
+                    assert_eq!(out, serde_json::to_string(&text).unwrap(), "{text:?}");
+                }
+            }
         }
     }
 }

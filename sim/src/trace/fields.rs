@@ -83,7 +83,6 @@ impl Visit for FieldMap {
 /// The fields of one event, each already written as JSON in the order they were visited:
 /// the recorder writes one line per event, and building a JSON value per field first was a
 /// measurable share of a run's allocations.
-#[derive(Default)]
 pub(super) struct CanonicalFields {
     /// Every value's JSON text, one after another.
     text: String,
@@ -92,6 +91,20 @@ pub(super) struct CanonicalFields {
 }
 
 impl CanonicalFields {
+    /// Room for the fields of a typical event (a recorded line's fields take 200 bytes at most
+    /// but for a few), so that writing them seldom grows a buffer.
+    pub(super) fn new() -> Self {
+        Self {
+            text: String::with_capacity(256),
+            fields: Vec::with_capacity(8),
+        }
+    }
+
+    /// The length of the fields' JSON text, without names and separators.
+    pub(super) fn values_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// Appends the fields to `out` as the inside of a canonical JSON object: sorted by name,
     /// and for a name given twice, its last value (as a map of the fields would keep it).
     pub(super) fn write_into(mut self, out: &mut String) {

@@ -6,6 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::canonical::push_hex;
+
 /// Identifies a run: equal hashes mean byte-identical traces.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -24,9 +26,9 @@ impl TraceHash {
 
     pub(crate) fn from_digest(hasher: Sha256) -> Self {
         let digest = hasher.finalize();
-        let mut hex = String::with_capacity(64);
+        let mut hex = String::with_capacity(2 * digest.len());
         for byte in digest {
-            hex.push_str(&format!("{byte:02x}"));
+            push_hex(byte, &mut hex);
         }
         Self(hex)
     }

@@ -6,7 +6,6 @@
 //! elapsed time while hosts are being stepped, and the runner's published time otherwise.
 //! Install it on the thread that runs the simulation (turmoil runs every host there).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -50,7 +49,10 @@ pub struct RecorderSubscriber {
 #[derive(Default)]
 struct Spans {
     last_id: u64,
-    live: BTreeMap<u64, LiveSpan>,
+    /// By id, ascending (ids only grow, so a new span goes last). A few are live at a time,
+    /// and turmoil opens and closes one on every host's step: a vector keeps its room where a
+    /// map allocated and freed a node each time it went from empty to one span and back.
+    live: Vec<(u64, LiveSpan)>,
     entered: Vec<u64>,
     /// The host names seen, each once.
     hosts: Vec<Arc<str>>,
@@ -69,7 +71,19 @@ impl Spans {
         self.entered
             .iter()
             .rev()
-            .find_map(|id| self.live.get(id).and_then(|span| span.host.clone()))
+            .find_map(|id| self.get(*id).and_then(|span| span.host.clone()))
+    }
+
+    fn position(&self, id: u64) -> Option<usize> {
+        self.live.binary_search_by_key(&id, |(live, _)| *live).ok()
+    }
+
+    fn get(&self, id: u64) -> Option<&LiveSpan> {
+        self.position(id).map(|at| &self.live[at].1)
+    }
+
+    fn get_mut(&mut self, id: u64) -> Option<&mut LiveSpan> {
+        self.position(id).map(|at| &mut self.live[at].1)
     }
 }
 
@@ -133,10 +147,11 @@ impl RecorderSubscriber {
     fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
         let meta = event.metadata();
         let elapsed = self.elapsed(host);
-        let mut fields = CanonicalFields::default();
+        let mut fields = CanonicalFields::new();
         event.record(&mut fields);
-        // The canonical line, written directly: keys in bytewise order at both levels.
-        let mut line = String::with_capacity(256);
+        // The canonical line, written directly: keys in bytewise order at both levels. The
+        // fields' names, the host, level, time and target take well under 256 bytes.
+        let mut line = String::with_capacity(fields.values_len() + 256);
         line.push_str("{\"fields\":{");
         fields.write_into(&mut line);
         line.push_str("},\"host\":");
@@ -178,14 +193,14 @@ impl Subscriber for RecorderSubscriber {
         };
         spans.last_id += 1;
         let id = spans.last_id;
-        spans.live.insert(
+        spans.live.push((
             id,
             LiveSpan {
                 handles: 1,
                 metadata: attrs.metadata(),
                 host,
             },
-        );
+        ));
         Id::from_u64(id)
     }
 
@@ -202,8 +217,7 @@ impl Subscriber for RecorderSubscriber {
             let spans = self.spans();
             match event.parent() {
                 Some(parent) => spans
-                    .live
-                    .get(&parent.into_u64())
+                    .get(parent.into_u64())
                     .and_then(|span| span.host.clone()),
                 None if event.is_contextual() => spans.current_host(),
                 None => None,
@@ -229,7 +243,7 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn clone_span(&self, span: &Id) -> Id {
-        if let Some(live) = self.spans().live.get_mut(&span.into_u64()) {
+        if let Some(live) = self.spans().get_mut(span.into_u64()) {
             live.handles += 1;
         }
         span.clone()
@@ -237,15 +251,15 @@ impl Subscriber for RecorderSubscriber {
 
     fn try_close(&self, span: Id) -> bool {
         let mut spans = self.spans();
-        let id = span.into_u64();
-        let Some(live) = spans.live.get_mut(&id) else {
+        let Some(at) = spans.position(span.into_u64()) else {
             return false;
         };
+        let live = &mut spans.live[at].1;
         live.handles -= 1;
         if live.handles > 0 {
             return false;
         }
-        spans.live.remove(&id);
+        spans.live.remove(at);
         true
     }
 
@@ -254,7 +268,7 @@ impl Subscriber for RecorderSubscriber {
         spans
             .entered
             .last()
-            .and_then(|id| spans.live.get(id).map(|span| (*id, span.metadata)))
+            .and_then(|id| spans.get(*id).map(|span| (*id, span.metadata)))
             .map_or_else(Current::none, |(id, metadata)| {
                 Current::new(Id::from_u64(id), metadata)
             })
