@@ -5,6 +5,7 @@
 use crate::personality::WorkDurations;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::fmt::Write as _;
 use std::time::Duration;
 
 /// One instance's seeded generator.
@@ -24,15 +25,15 @@ impl Draws {
     /// A UUID-shaped id.
     pub(crate) fn id(&mut self) -> String {
         let bytes: [u8; 16] = self.rng.random();
-        let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        format!(
-            "{}-{}-{}-{}-{}",
-            &hex[0..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..32]
-        )
+        let mut id = String::with_capacity(36);
+        for (at, byte) in bytes.iter().enumerate() {
+            // Dashes after the 4th, 6th, 8th and 10th bytes: 8-4-4-4-12 hex digits.
+            if matches!(at, 4 | 6 | 8 | 10) {
+                id.push('-');
+            }
+            let _ = write!(id, "{byte:02x}");
+        }
+        id
     }
 
     /// One work step's duration, uniform in `work.min_ms..=work.max_ms`.
@@ -48,8 +49,12 @@ mod tests {
     #[test]
     fn ids_are_uuid_shaped_and_differ_per_instance() {
         let first = Draws::new(7, 0).id();
-        assert_eq!(first.len(), 36);
-        assert_eq!(first.matches('-').count(), 4);
+        let groups: Vec<usize> = first.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{first}");
+        assert!(
+            first.chars().all(|c| c == '-' || c.is_ascii_hexdigit()),
+            "{first}"
+        );
         assert_eq!(Draws::new(7, 0).id(), first);
         assert_ne!(Draws::new(7, 1).id(), first);
     }
