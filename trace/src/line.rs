@@ -1,6 +1,8 @@
 //! Reading a recorded line back: [`TraceLine`], the event as the same [`TraceEvent`] that
 //! was emitted, with the host and simulated time the recorder stamped on it.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use crate::event::{Applied, TraceEvent};
@@ -25,26 +27,13 @@ impl TraceLine {
     /// Parses a recorded line; `None` when it is not a JSON object. An event this crate does
     /// not know reads as [`TraceEvent::Unrecognised`].
     pub fn parse(line: &str) -> Option<TraceLine> {
-        let value: Value = serde_json::from_str(line).ok()?;
-        let target = value.get("target")?.as_str()?.to_string();
-        let empty = Map::new();
-        let fields = value
-            .get("fields")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let event = Fields(fields)
-            .event(&target)
-            .unwrap_or(TraceEvent::Unrecognised);
+        let value = Read::of(line)?;
         Some(TraceLine {
-            t_us: value.get("t_us").and_then(Value::as_u64).unwrap_or(0),
-            host: value
-                .get("host")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            target,
-            event,
-            fields_text: fields_text(fields),
+            t_us: value.t_us(),
+            host: value.host().to_string(),
+            target: value.target()?.to_string(),
+            event: value.event()?,
+            fields_text: value.fields().map(fields_text).unwrap_or_default(),
         })
     }
 
@@ -54,12 +43,9 @@ impl TraceLine {
         if !line.contains(r#""event":"applied""#) {
             return None;
         }
-        match TraceLine::parse(line)? {
-            TraceLine {
-                t_us,
-                event: TraceEvent::Applied(applied),
-                ..
-            } => Some((t_us, applied)),
+        let value = Read::of(line)?;
+        match value.event()? {
+            TraceEvent::Applied(applied) => Some((value.t_us(), applied)),
             _ => None,
         }
     }
@@ -80,16 +66,53 @@ impl TraceLine {
     }
 }
 
-/// The fields as ` name=value` (strings bare, anything else as JSON).
+/// A line's JSON, read once for the parts a caller wants.
+struct Read(Value);
+
+impl Read {
+    fn of(line: &str) -> Option<Read> {
+        serde_json::from_str(line).ok().map(Read)
+    }
+
+    fn target(&self) -> Option<&str> {
+        self.0.get("target")?.as_str()
+    }
+
+    fn host(&self) -> &str {
+        self.0.get("host").and_then(Value::as_str).unwrap_or("?")
+    }
+
+    fn t_us(&self) -> u64 {
+        self.0.get("t_us").and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    fn fields(&self) -> Option<&Map<String, Value>> {
+        self.0.get("fields").and_then(Value::as_object)
+    }
+
+    /// The event, [`TraceEvent::Unrecognised`] when this crate does not know it (every event
+    /// has fields); `None` without a target.
+    fn event(&self) -> Option<TraceEvent<'static>> {
+        let target = self.target()?;
+        Some(
+            self.fields()
+                .and_then(|fields| Fields(fields).event(target))
+                .unwrap_or(TraceEvent::Unrecognised),
+        )
+    }
+}
+
+/// The fields as ` name=value` (strings bare, anything else as JSON), written into one
+/// string: the timeline and `replay` print it for every line.
 fn fields_text(fields: &Map<String, Value>) -> String {
     let mut text = String::new();
     let mut names: Vec<&String> = fields.keys().collect();
     names.sort();
     for name in names {
-        match &fields[name] {
-            Value::String(value) => text.push_str(&format!(" {name}={value}")),
-            other => text.push_str(&format!(" {name}={other}")),
-        }
+        let _ = match &fields[name] {
+            Value::String(value) => write!(text, " {name}={value}"),
+            other => write!(text, " {name}={other}"),
+        };
     }
     text
 }

@@ -53,9 +53,13 @@ impl Evidence<'_> {
     /// in milliseconds since the start; `None` when it traced none (a user's consumer need
     /// not). Only read when a violation needs it, so a passing run pays nothing.
     pub(super) fn applied_at(&self, job: &str, task: &str, event: &EventRef) -> Option<u64> {
+        // The task's field as the recorder writes it (canonical JSON escapes strings as
+        // serde_json does): only the lines that name the task are parsed.
+        let task_field = format!("\"task\":{}", serde_json::to_string(task).ok()?);
         self.trace
             .lines()
             .iter()
+            .filter(|line| line.contains(&task_field))
             .filter_map(|line| TraceLine::parse_applied(line))
             .find(|(_, applied)| {
                 applied.job == job
