@@ -6,13 +6,27 @@
 use crate::codec::{DecodeError, Dialect, EncodeError, Loss};
 use serde_json::{Map, Value};
 
-/// `path.key`, or `key` at the root.
+/// `path.key`, or `key` at the root. (Written by hand: every child object a decoder opens
+/// builds its path, and `format!` costs several times the copying.)
 pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+        return key.to_string();
     }
+    let mut joined = String::with_capacity(path.len() + 1 + key.len());
+    joined.push_str(path);
+    joined.push('.');
+    joined.push_str(key);
+    joined
+}
+
+/// `path[index]`, the path of an array's element.
+fn element(path: &str, index: usize) -> String {
+    use std::fmt::Write;
+    let mut joined = String::with_capacity(path.len() + 8);
+    joined.push_str(path);
+    // Writing to a `String` cannot fail.
+    let _ = write!(joined, "[{index}]");
+    joined
 }
 
 /// What kind of JSON value this is, for error messages.
@@ -27,18 +41,22 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// `historyLength` -> `history_length`.
-fn snake_case(key: &str) -> String {
-    let mut out = String::with_capacity(key.len() + 4);
-    for c in key.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
+/// Whether `candidate` is the snake_case spelling of the camelCase `key` (`history_length`
+/// of `historyLength`), compared without building the spelling: a decoder asks for every
+/// optional field it knows, so most lookups miss and each miss would allocate it.
+fn is_snake_case_of(candidate: &str, key: &str) -> bool {
+    let mut candidate = candidate.bytes();
+    for byte in key.bytes() {
+        if byte.is_ascii_uppercase() {
+            if candidate.next() != Some(b'_') || candidate.next() != Some(byte.to_ascii_lowercase())
+            {
+                return false;
+            }
+        } else if candidate.next() != Some(byte) {
+            return false;
         }
     }
-    out
+    candidate.next().is_none()
 }
 
 /// A JSON object being decoded, with its path and dialect.
@@ -110,11 +128,14 @@ impl<'a> Obj<'a> {
     /// The value at `key`; absent and null both read as `None`.
     pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         let found = self.map.get(key).or_else(|| {
-            if self.snake_aliases {
-                self.map.get(&snake_case(key))
-            } else {
-                None
+            let has_alias = self.snake_aliases && key.bytes().any(|byte| byte.is_ascii_uppercase());
+            if !has_alias {
+                return None;
             }
+            self.map
+                .iter()
+                .find(|(name, _)| is_snake_case_of(name, key))
+                .map(|(_, value)| value)
         });
         found.filter(|value| !value.is_null())
     }
@@ -225,7 +246,7 @@ impl<'a> Obj<'a> {
         items
             .iter()
             .enumerate()
-            .map(|(i, element)| item(element, format!("{base}[{i}]")))
+            .map(|(i, value)| item(value, element(&base, i)))
             .collect()
     }
 
@@ -358,3 +379,6 @@ pub(crate) fn strings(values: &[String]) -> Vec<Value> {
         .map(|value| Value::String(value.clone()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
