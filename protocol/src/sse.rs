@@ -86,31 +86,46 @@ impl SseParser {
     }
 
     /// Feeds bytes; completed events become available from [`SseParser::next_event`].
-    pub fn push(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            match byte {
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        while let Some((&first, rest)) = bytes.split_first() {
+            match first {
                 b'\n' if self.after_cr => self.after_cr = false,
                 b'\n' => self.end_line(),
                 b'\r' => {
                     self.end_line();
                     self.after_cr = true;
                 }
-                other => {
-                    self.after_cr = false;
-                    self.line_started = true;
-                    if self.discarding {
-                        continue;
-                    }
-                    self.event_bytes += 1;
-                    if self.event_bytes > self.max_event_bytes {
-                        self.fail(SseError::TooLarge {
-                            limit: self.max_event_bytes,
-                        });
-                    } else {
-                        self.line.push(other);
-                    }
+                _ => {
+                    let run = bytes
+                        .iter()
+                        .position(|byte| matches!(byte, b'\n' | b'\r'))
+                        .unwrap_or(bytes.len());
+                    self.take_run(&bytes[..run]);
+                    bytes = &bytes[run..];
+                    continue;
                 }
             }
+            bytes = rest;
+        }
+    }
+
+    /// A run of bytes inside one line, taken whole rather than byte by byte (a stream event
+    /// is one line of a kilobyte or so).
+    fn take_run(&mut self, run: &[u8]) {
+        self.after_cr = false;
+        self.line_started = true;
+        if self.discarding {
+            return;
+        }
+        let room = self.max_event_bytes.saturating_sub(self.event_bytes);
+        if run.len() > room {
+            self.event_bytes += room + 1;
+            self.fail(SseError::TooLarge {
+                limit: self.max_event_bytes,
+            });
+        } else {
+            self.event_bytes += run.len();
+            self.line.extend_from_slice(run);
         }
     }
 
@@ -238,6 +253,33 @@ mod tests {
         assert_eq!(events[0], Err(SseError::TooLarge { limit: 16 }));
         assert_eq!(events[1].as_ref().unwrap().data, "ok");
         assert_eq!(events.len(), 2);
+    }
+
+    #[test]
+    fn the_size_limit_counts_every_byte_of_a_line_whatever_the_chunking() {
+        // `data: ` and ten bytes fill a 16-byte limit; one more byte is over it.
+        let at_limit = frame(&"x".repeat(10));
+        let over = frame(&"y".repeat(11));
+        let stream = format!("{at_limit}{over}{at_limit}");
+        for chunk in 1..=stream.len() {
+            let mut parser = SseParser::new(16);
+            let mut events = Vec::new();
+            for piece in stream.as_bytes().chunks(chunk) {
+                events.extend(parser.feed(piece));
+            }
+            let ten = "x".repeat(10);
+            let expected = [
+                Ok(ten.as_str()),
+                Err(SseError::TooLarge { limit: 16 }),
+                Ok(&ten),
+            ];
+            let found: Vec<_> = events
+                .iter()
+                .map(|event| event.as_ref().map(|event| event.data.as_str()))
+                .map(|event| event.map_err(Clone::clone))
+                .collect();
+            assert_eq!(found, expected, "chunk size {chunk}");
+        }
     }
 
     #[test]
