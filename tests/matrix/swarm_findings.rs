@@ -2,7 +2,7 @@
 //! personality file in `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
-use meshsim_consumer::{CancelResult, Outcome};
+use meshsim_consumer::{CancelResult, FollowupBehaviour, Outcome};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{
@@ -495,4 +495,38 @@ fn a_try_that_timed_out_counts_toward_the_pause_before_the_next() {
         };
         assert_completes(&spec);
     }
+}
+
+/// Found as `profile-matches-runtime` (swarm seed 2451, origin-incident and
+/// stuck-in-submitted, v0.1): every follow-up starts a new task, an unknown v0.1 id starts a
+/// task afresh under that id, and a 623 ms timer reaps tasks. A 325 ms latency held the
+/// answer until after the timer had reaped the task it answered; the peer started a new
+/// task under the same id, whose `submitted` was judged only when the stalled stream timed
+/// out 5 s later, and the consumer learned that follow-ups resume with a duplicate
+/// `submitted`, over the right `new-task` it had learned at the first answer. Like a new
+/// task in reply, a duplicate `submitted` now counts only when the peer sent it (by its
+/// stamp) right after it asked the question.
+#[test]
+fn a_submitted_from_a_task_started_afresh_after_the_timer_is_not_learned_as_the_follow_up_behaviour()
+ {
+    let plan = r#"{"faults": [
+        {"at_ms": 1777, "kind": "latency", "a": "agent", "b": "consumer", "ms": 418},
+        {"at_ms": 2435, "kind": "latency_reset", "a": "agent", "b": "consumer"},
+        {"at_ms": 2546, "kind": "latency", "a": "agent", "b": "consumer", "ms": 325},
+        {"at_ms": 3065, "kind": "latency_reset", "a": "agent", "b": "consumer"},
+        {"at_ms": 3333, "kind": "loss", "a": "agent", "b": "consumer", "permille": 99},
+        {"at_ms": 4456, "kind": "loss", "a": "agent", "b": "consumer", "permille": 0},
+        {"at_ms": 4706, "kind": "latency", "a": "agent", "b": "consumer", "ms": 251}
+    ]}"#;
+    let result = assert_holds(&against(
+        "starts-unknown-ids-afresh-reaps-by-ttl",
+        Dialect::V0_1,
+        Some(plan),
+    ));
+    let learned = result.reports[0].profile.as_ref().expect("a profile");
+    assert_eq!(
+        learned.followup_same_task,
+        Some(FollowupBehaviour::NewTask),
+        "{learned:?}"
+    );
 }

@@ -11,6 +11,7 @@ use crate::profile::{FollowupBehaviour, Observed};
 use crate::report::{AnomalyKind, CancelResult, Outcome};
 use meshsim_protocol::{RpcResult, TaskState};
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// How soon after the peer asked its question (by the question's stamp) a task must be
 /// found missing for the loss to be put down to its stream closing. A question ends its
@@ -52,8 +53,12 @@ impl<C: Connector> Run<'_, C> {
         // asked (the question's stamp), not from when the question arrived: a link that
         // held the question gave a timer all that time to reap the task.
         let asked_at = slot.as_ref().map(|task| task.stamped);
-        let right_at_close =
-            || first_try && asked_at.is_some_and(|at| at.elapsed() <= RIGHT_AT_CLOSE);
+        let soon_after_asked = |at: Instant| {
+            first_try
+                && asked_at
+                    .is_some_and(|asked| at.saturating_duration_since(asked) <= RIGHT_AT_CLOSE)
+        };
+        let right_at_close = || soon_after_asked(Instant::now());
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
         let probed = unknown || again;
         if probed {
@@ -133,12 +138,17 @@ impl<C: Connector> Run<'_, C> {
         match sent {
             // The profile describes follow-ups to a task whose stream closed; an answer to
             // a task that never streamed says nothing about that. A new task in reply may
-            // also be the peer's answer to an id its timer reaped meanwhile.
+            // also be the peer's answer to an id its timer reaped meanwhile, and so may a
+            // second `submitted` under the same id (v0.1, a peer that starts unknown ids
+            // afresh): that counts only when the peer sent it soon after it asked. Judged
+            // by when it was sent, not when it was judged: the ledger holds a `submitted`
+            // after others until the connection shows whether a replay follows.
             Ok(report) => {
                 let behaviour = if matches!(report.end, ReadEnd::ForeignTask(_)) {
                     right_at_close().then_some(FollowupBehaviour::NewTask)
                 } else if report.duplicate_submitted {
-                    Some(FollowupBehaviour::ResumesWithDuplicateSubmitted)
+                    (report.resubmitted_at.is_some_and(soon_after_asked))
+                        .then_some(FollowupBehaviour::ResumesWithDuplicateSubmitted)
                 } else {
                     (report.applied > 0).then_some(FollowupBehaviour::Resumes)
                 };

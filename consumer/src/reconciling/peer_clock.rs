@@ -55,6 +55,15 @@ impl PeerClock {
         };
         Some(at)
     }
+
+    /// When the peer sent a status stamped `stamp` that arrived at `arrived`: its stamp on
+    /// the consumer's clock, never later than its arrival; its arrival when it has no
+    /// readable stamp (or nothing stamped has arrived yet).
+    pub(super) fn sent_at(&self, stamp: Option<&str>, arrived: Instant) -> Instant {
+        stamp
+            .and_then(|stamp| self.stamped_at(stamp))
+            .map_or(arrived, |stamped| stamped.min(arrived))
+    }
 }
 
 fn nanos(duration: Duration) -> i128 {
@@ -118,5 +127,19 @@ mod tests {
         clock.arrived(&stamp(0), start);
         assert_eq!(clock.stamped_at("yesterday"), None);
         assert_eq!(clock.stamped_at(&stamp(0)), Some(start));
+    }
+
+    #[test]
+    fn a_status_was_sent_by_its_stamp_never_after_it_arrived_and_unstamped_when_it_arrived() {
+        let start = Instant::now();
+        let mut clock = PeerClock::default();
+        clock.arrived(&stamp(0), ms(start, 10));
+        let held = ms(start, 900);
+        assert_eq!(clock.sent_at(Some(&stamp(300)), held), ms(start, 310));
+        assert_eq!(clock.sent_at(None, held), held);
+        assert_eq!(clock.sent_at(Some("yesterday"), held), held);
+        // A stamp read as later than the arrival (the offset is only an upper bound of the
+        // transit) is held to the arrival.
+        assert_eq!(clock.sent_at(Some(&stamp(950)), held), held);
     }
 }

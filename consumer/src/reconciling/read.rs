@@ -100,8 +100,13 @@ impl<C: Connector> Run<'_, C> {
         }
         task.absorb(event);
         let (state, timestamp, message_id) = session::status_of(event)?;
+        let arrived = Instant::now();
         if let Some(stamp) = &timestamp {
-            self.peer_clock.arrived(stamp, Instant::now());
+            self.peer_clock.arrived(stamp, arrived);
+        }
+        if state == TaskState::Submitted && task.ledger.current().is_some() {
+            let sent = self.peer_clock.sent_at(timestamp.as_deref(), arrived);
+            report.resubmitted_at.get_or_insert(sent);
         }
         self.session.recorder.touched(&task.task_id);
         let observation = Observation {
@@ -141,9 +146,9 @@ impl<C: Connector> Run<'_, C> {
                     report.applied += 1;
                     let now = Instant::now();
                     task.entered = now;
-                    task.stamped = (observation.timestamp.as_deref())
-                        .and_then(|stamp| self.peer_clock.stamped_at(stamp))
-                        .map_or(now, |stamped| stamped.min(now));
+                    task.stamped = self
+                        .peer_clock
+                        .sent_at(observation.timestamp.as_deref(), now);
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,

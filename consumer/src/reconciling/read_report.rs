@@ -3,6 +3,7 @@
 use crate::client::ClientError;
 use meshsim_protocol::TaskState;
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// Why reading a connection stopped.
 pub(super) enum ReadEnd {
@@ -25,6 +26,11 @@ pub(super) enum ReadEnd {
 pub(super) struct ReadReport {
     pub(super) end: ReadEnd,
     pub(super) applied: usize,
+    /// When the peer sent the first `submitted` this connection reported of a task that had
+    /// already been applied a state, on the consumer's clock (see
+    /// [`PeerClock::sent_at`](super::peer_clock::PeerClock::sent_at)). The ledger may hold
+    /// it, and judge it a duplicate, only when the connection ends, seconds later.
+    pub(super) resubmitted_at: Option<Instant>,
     pub(super) duplicate_submitted: bool,
     pub(super) replayed: bool,
 }
@@ -35,6 +41,7 @@ impl ReadReport {
         ReadReport {
             end,
             applied: 0,
+            resubmitted_at: None,
             duplicate_submitted: false,
             replayed: false,
         }
