@@ -171,7 +171,8 @@ impl<C: Connector> Run<'_, C> {
 
     /// The peer answered the follow-up with -32001. That need not mean the task is gone: a
     /// peer may refuse every follow-up while the task waits on. Cancel it (the cancel says
-    /// whether it is gone) before starting over, so that nothing is left waiting.
+    /// whether it is gone) before starting over, so that nothing is left waiting. A task
+    /// still there is one the consumer gives up; one gone the peer lost.
     ///
     /// If the cancel finds the task gone while `first_call_right_at_close` still holds when
     /// its answer comes (the follow-up was the first call after the stream closed, and the
@@ -192,10 +193,14 @@ impl<C: Connector> Run<'_, C> {
             .session
             .abandon(task_id, "the peer answered the follow-up with -32001")
             .await;
-        if cancel == CancelResult::TaskGone && first_call_right_at_close() {
+        let reason = format!("the follow-up to task {task_id} got -32001");
+        if cancel != CancelResult::TaskGone {
+            return DispatchEnd::Redispatch(reason);
+        }
+        if first_call_right_at_close() {
             self.learn(Observed::TaskSurvivedStreamClose(false));
         }
-        DispatchEnd::Redispatch(format!("the follow-up to task {task_id} got -32001"))
+        DispatchEnd::Lost(reason)
     }
 
     /// Cancels the waiting task, as the job asks, and judges the task the peer returns. A

@@ -170,13 +170,15 @@ impl<C: Connector> ReconcilingConsumer<C> {
         outcome
     }
 
-    /// Dispatches until a task reaches an outcome or the job gives up. Tasks started and
-    /// given up count against `max_dispatches`; sends that started nothing are retried with
-    /// backoff until the job's deadline, the pause counted from the send: a send that timed
-    /// out has waited its part, and the peer may have been back for a while. The pause
-    /// after a lost task grows with the tasks lost, not with every task started: a stalled
-    /// task says nothing about restarts, and after several stalls a pause that counted them
-    /// would eat the time the job has left.
+    /// Dispatches until a task reaches an outcome or the job gives up. Tasks the consumer
+    /// gives up while the peer may still have them count against `max_tasks_given_up`;
+    /// tasks the peer lost do not (nothing of them runs on, and a peer that loses every task
+    /// is bounded by the job's deadline, as it is by the growing pause). Sends that started
+    /// nothing are retried with backoff until the job's deadline, the pause counted from
+    /// the send: a send that timed out has waited its part, and the peer may have been
+    /// back for a while. The pause after a lost task grows with the tasks lost, not with
+    /// every task started: a stalled task says nothing about restarts, and after several
+    /// stalls a pause that counted them would eat the time the job has left.
     ///
     /// The pause spaces the dispatches to a peer that may be restarting again and again,
     /// so it counts from the lost task's dispatch, not from the loss. A restart and a timer
@@ -187,16 +189,17 @@ impl<C: Connector> ReconcilingConsumer<C> {
     /// only eat the job's time (a timer reaping each stalled task just before its submitted
     /// deadline, with a pause after each, left too little time for the task that works).
     async fn dispatch_until_done(&self, run: &mut Run<'_, C>) -> Outcome {
-        let (mut started, mut lost, mut failed) = (0, 0, 0);
+        let (mut given_up, mut lost, mut failed) = (0, 0, 0);
         loop {
             run.session.cancel_owed_once().await;
             // A peer that loses tasks may be restarting: give it time. One that let a task
             // sit past its deadline answered all along, and the deadline was the wait.
             let dispatched = Instant::now();
-            let (reason, pause) = match run.dispatch().await {
+            let (reason, counts, pause) = match run.dispatch().await {
                 DispatchEnd::Done(outcome) => return outcome,
-                DispatchEnd::Redispatch(reason) => (reason, true),
-                DispatchEnd::Stuck(reason) => (reason, false),
+                DispatchEnd::Lost(reason) => (reason, false, true),
+                DispatchEnd::Redispatch(reason) => (reason, true, true),
+                DispatchEnd::Stuck(reason) => (reason, true, false),
                 DispatchEnd::Retry(reason) => {
                     failed += 1;
                     run.session.recorder.decision("", "retry", &reason);
@@ -204,11 +207,10 @@ impl<C: Connector> ReconcilingConsumer<C> {
                     continue;
                 }
             };
-            started += 1;
             failed = 0;
-            if started == self.config.max_dispatches {
-                let dispatches = self.config.max_dispatches;
-                let reason = format!("no outcome after {dispatches} dispatches: {reason}");
+            given_up += u32::from(counts);
+            if counts && given_up == self.config.max_tasks_given_up {
+                let reason = format!("no outcome after giving up {given_up} tasks: {reason}");
                 return Outcome::GaveUp { reason };
             }
             run.session.recorder.decision("", "re-dispatch", &reason);

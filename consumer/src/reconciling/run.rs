@@ -21,7 +21,11 @@ use tokio::time::Instant;
 /// How one dispatch ended.
 pub(super) enum DispatchEnd {
     Done(Outcome),
-    /// A task was started and is given up (canceled where the peer still has it).
+    /// A task was started and the peer lost it (it answered -32001 for it): nothing of it
+    /// runs on. The peer may be restarting: start over after a pause.
+    Lost(String),
+    /// A task was started and is given up while the peer may still have it (canceled
+    /// where it does): the peer replaced it or refused its follow-up.
     Redispatch(String),
     /// A task sat in a state past the job's deadline for it and is given up (canceled where
     /// the peer still has it). The deadline was the wait: start over at once.
@@ -29,6 +33,10 @@ pub(super) enum DispatchEnd {
     /// No task came of it (the send failed and nothing was found): try again later.
     Retry(String),
 }
+
+/// How many times a send whose answer was lost is looked for (by id or context), the pause
+/// before each growing as between dispatches, before the task is taken for unfindable.
+const SEARCHES: u32 = 8;
 
 /// One job's state: the session and the peer's profile key.
 pub(super) struct Run<'a, C> {
@@ -151,7 +159,7 @@ impl<C: Connector> Run<'_, C> {
         why: &str,
     ) -> Option<Tracked> {
         let listable = self.session.client.supports(Method::ListTasks);
-        for attempt in 0..self.config.max_dispatches {
+        for attempt in 0..SEARCHES {
             if attempt > 0 {
                 meshsim_time::sleep(self.config.backoff(attempt)).await;
             }
@@ -310,7 +318,7 @@ impl<C: Connector> Run<'_, C> {
         self.session
             .recorder
             .abandoned(task_id, "the peer lost the task", CancelResult::TaskGone);
-        DispatchEnd::Redispatch(format!("task {task_id} lost by the peer"))
+        DispatchEnd::Lost(format!("task {task_id} lost by the peer"))
     }
 
     pub(super) async fn deadline(

@@ -43,7 +43,7 @@ fn a_task_stuck_in_submitted_is_canceled_and_redispatched() {
             "{context}"
         );
         // One deadline per dispatch, each for `submitted`, each task canceled.
-        let dispatches = ReconcilingConfig::default().max_dispatches as usize;
+        let dispatches = ReconcilingConfig::default().max_tasks_given_up as usize;
         assert_eq!(report.deadlines.len(), dispatches, "{context}");
         assert!(
             report
