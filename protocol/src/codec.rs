@@ -5,6 +5,7 @@
 //! a tolerant reader: unknown fields are ignored, ids may be strings or numbers, optional
 //! fields may be absent or null, and a missing required field is a [`DecodeError`] naming it.
 
+use crate::json::tree::Json;
 use crate::model::AgentCard;
 use crate::rpc::{ErrorCode, Method, RpcError, RpcRequest, RpcResponse};
 use serde::{Deserialize, Serialize};
@@ -137,6 +138,9 @@ impl DecodeError {
 }
 
 /// One dialect's encoder and decoder. Obtain one with [`Dialect::codec`].
+///
+/// The decoders read a [`Json`] parsed from the message's text (`read_*`); the `decode_*`
+/// forms take a `serde_json::Value` already in hand and read it through the same decoder.
 pub trait Codec: Send + Sync {
     /// The dialect this codec speaks.
     fn dialect(&self) -> Dialect;
@@ -152,7 +156,10 @@ pub trait Codec: Send + Sync {
     }
 
     fn encode_request(&self, request: &RpcRequest) -> Result<Encoded<Value>, EncodeError>;
-    fn decode_request(&self, json: &Value) -> Result<RpcRequest, DecodeError>;
+    fn read_request(&self, json: &Json<'_>) -> Result<RpcRequest, DecodeError>;
+    fn decode_request(&self, json: &Value) -> Result<RpcRequest, DecodeError> {
+        self.read_request(&Json::of(json))
+    }
 
     /// A whole response envelope (result or error), or one SSE `data:` payload.
     fn encode_response(&self, response: &RpcResponse) -> Result<Encoded<Value>, EncodeError>;
@@ -168,14 +175,24 @@ pub trait Codec: Send + Sync {
         self.encode_response(response)
     }
 
-    /// Decodes a response envelope. `method` says what was called, where the shape alone
-    /// is ambiguous; `None` decodes by shape.
+    /// Reads a response envelope. `method` says what was called, where the shape alone
+    /// is ambiguous; `None` reads by shape.
+    fn read_response(
+        &self,
+        json: &Json<'_>,
+        method: Option<Method>,
+    ) -> Result<RpcResponse, DecodeError>;
     fn decode_response(
         &self,
         json: &Value,
         method: Option<Method>,
-    ) -> Result<RpcResponse, DecodeError>;
+    ) -> Result<RpcResponse, DecodeError> {
+        self.read_response(&Json::of(json), method)
+    }
 
     fn encode_card(&self, card: &AgentCard) -> Result<Encoded<Value>, EncodeError>;
-    fn decode_card(&self, json: &Value) -> Result<AgentCard, DecodeError>;
+    fn read_card(&self, json: &Json<'_>) -> Result<AgentCard, DecodeError>;
+    fn decode_card(&self, json: &Value) -> Result<AgentCard, DecodeError> {
+        self.read_card(&Json::of(json))
+    }
 }

@@ -32,6 +32,7 @@ pub mod version;
 
 pub use binding::Binding;
 pub use codec::{Codec, DecodeError, Dialect, EncodeError, Encoded, Loss};
+pub use json::tree::Json;
 pub use model::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, FileContent, Message, Part,
     PartContent, Role, StreamEvent, Task, TaskArtifactUpdateEvent, TaskMove, TaskState, TaskStatus,

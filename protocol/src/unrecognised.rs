@@ -13,7 +13,8 @@
 
 use crate::codec::Dialect;
 use crate::dialect;
-use serde_json::{Map, Value};
+use crate::json::tree::Json;
+use serde_json::Value;
 use std::fmt;
 
 /// The protocol bindings the specs define (`protocolBinding` in v1.0, `transport` and
@@ -98,10 +99,7 @@ fn walk_parts(dialect: Dialect, parts: &Value, path: &str, found: &mut Vec<Unrec
     };
     for (n, item) in items.iter().enumerate() {
         let here = format!("{path}[{n}]");
-        match item
-            .as_object()
-            .and_then(|part| unknown_part_kind(dialect, part))
-        {
+        match unknown_part_kind(dialect, item) {
             Some(kind) => found.push(Unrecognised {
                 path: here,
                 what: "part kind",
@@ -112,11 +110,19 @@ fn walk_parts(dialect: Dialect, parts: &Value, path: &str, found: &mut Vec<Unrec
     }
 }
 
-fn unknown_part_kind(dialect: Dialect, part: &Map<String, Value>) -> Option<&str> {
-    match dialect {
-        Dialect::V1_0 => dialect::v1_0::unknown_part_kind(part),
-        Dialect::V0_3 => dialect::v0_3::unknown_part_kind(part),
-        Dialect::V0_1 => dialect::v0_1::unknown_part_kind(part),
+fn unknown_part_kind(dialect: Dialect, part: &Value) -> Option<String> {
+    match (dialect, part) {
+        (Dialect::V1_0, part) => match Json::of(part) {
+            Json::Object(members) => dialect::v1_0::unknown_part_kind(&members).map(str::to_string),
+            _ => None,
+        },
+        (Dialect::V0_3, Value::Object(part)) => {
+            dialect::v0_3::unknown_part_kind(part).map(str::to_string)
+        }
+        (Dialect::V0_1, Value::Object(part)) => {
+            dialect::v0_1::unknown_part_kind(part).map(str::to_string)
+        }
+        _ => None,
     }
 }
 
@@ -128,7 +134,7 @@ fn known_role(dialect: Dialect, value: &Value) -> bool {
             !(value.is_string() || value.is_number())
                 || value == "ROLE_UNSPECIFIED"
                 || value == 0
-                || dialect::v1_0::role_from(value).is_some()
+                || dialect::v1_0::role_from(&Json::of(value)).is_some()
         }
         Dialect::V0_3 => value
             .as_str()
@@ -143,7 +149,8 @@ fn known_role(dialect: Dialect, value: &Value) -> bool {
 fn known_state(dialect: Dialect, value: &Value) -> bool {
     match dialect {
         Dialect::V1_0 => {
-            !(value.is_string() || value.is_number()) || dialect::v1_0::state_from(value).is_some()
+            !(value.is_string() || value.is_number())
+                || dialect::v1_0::state_from(&Json::of(value)).is_some()
         }
         Dialect::V0_3 => value
             .as_str()

@@ -11,7 +11,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use meshsim_protocol::{
-    DecodeError, Dialect, ErrorCode, Message, Method, PartContent, Request, RequestId, Role,
+    DecodeError, Dialect, ErrorCode, Json, Message, Method, PartContent, Request, RequestId, Role,
     RpcError, RpcRequest, RpcResponse, RpcResult, version,
 };
 use meshsim_trace::TraceEvent;
@@ -78,7 +78,7 @@ fn read(
         media::check_content_type(headers).map_err(|error| (RequestId::Null, None, error))?;
     }
     let codec = dialect.codec();
-    let json: Value = serde_json::from_slice(body).map_err(|problem| {
+    let json = Json::parse(body).map_err(|problem| {
         let error = RpcError::new(ErrorCode::ParseError, format!("invalid JSON: {problem}"));
         (RequestId::Null, None, error)
     })?;
@@ -90,7 +90,7 @@ fn read(
         );
         return Err((id, None, error));
     }
-    if json.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if json.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
         let error = RpcError::new(
             ErrorCode::InvalidRequest,
             "not a JSON-RPC 2.0 request: `jsonrpc` must be \"2.0\"",
@@ -98,7 +98,7 @@ fn read(
         return Err((id, None, error));
     }
     check_version(host, dialect, headers).map_err(|error| (id.clone(), None, error))?;
-    let Some(name) = json.get("method").and_then(Value::as_str) else {
+    let Some(name) = json.get("method").and_then(Json::as_str) else {
         let error = RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string");
         return Err((id, None, error));
     };
@@ -113,7 +113,7 @@ fn read(
         return Err((id, None, error));
     };
     codec
-        .decode_request(&json)
+        .read_request(&json)
         .map_err(|problem| (id, Some(method), invalid(problem)))
 }
 
@@ -152,10 +152,10 @@ fn exact_version(host: &Host, dialect: Dialect, header: Option<&str>) -> Result<
 }
 
 /// The envelope's id if it has a usable one, for answering errors.
-fn envelope_id(json: &Value) -> RequestId {
+fn envelope_id(json: &Json<'_>) -> RequestId {
     match json.get("id") {
-        Some(Value::String(text)) => RequestId::String(text.clone()),
-        Some(Value::Number(number)) => number.as_i64().map_or(RequestId::Null, RequestId::Number),
+        Some(Json::String(text)) => RequestId::String(text.to_string()),
+        Some(Json::Number(number)) => number.as_i64().map_or(RequestId::Null, RequestId::Number),
         _ => RequestId::Null,
     }
 }

@@ -7,9 +7,9 @@
 use super::error::ClientError;
 use super::http::{self, HttpRequest};
 use ::http::{Method as HttpMethod, Uri};
-use meshsim_protocol::{Dialect, EncodeError, Method, http_json};
+use meshsim_protocol::{Dialect, EncodeError, Json, Method, http_json};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Everything but RFC 3986's unreserved characters is escaped, in a path segment and in a
 /// query value alike.
@@ -128,11 +128,19 @@ fn unsayable(what: String) -> ClientError {
 
 /// An answer body (or a stream event's data) as the JSON-RPC answer the v1.0 codec reads:
 /// an error body becomes the A2A error it names, anything else the `result`.
-pub(super) fn as_json_rpc(body: Value) -> Result<Value, ClientError> {
-    match http_json::error_from(&body) {
-        Some(error) => Err(ClientError::Rpc(error)),
-        None => Ok(json!({"jsonrpc": "2.0", "id": 0, "result": body})),
+pub(super) fn as_json_rpc(body: Json<'_>) -> Result<Json<'_>, ClientError> {
+    // Only a body with an `error` member can be an error body: the others are not copied
+    // into a `Value` to be asked.
+    if body.get("error").is_some()
+        && let Some(error) = http_json::error_from(&body.to_value())
+    {
+        return Err(ClientError::Rpc(error));
     }
+    Ok(Json::Object(vec![
+        ("jsonrpc".into(), Json::String("2.0".into())),
+        ("id".into(), Json::Number(0.into())),
+        ("result".into(), body),
+    ]))
 }
 
 /// A refusal (a status other than 200): the A2A error its body names, or, when the body is
@@ -160,6 +168,7 @@ pub(super) async fn refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn params(value: Value) -> Map<String, Value> {
         match value {
@@ -227,11 +236,13 @@ mod tests {
             "no task t-9",
         );
         assert_eq!(
-            as_json_rpc(http_json::error_body(&error)),
+            as_json_rpc(Json::of(&http_json::error_body(&error))),
             Err(ClientError::Rpc(error))
         );
         assert_eq!(
-            as_json_rpc(json!({"id": "t"})).unwrap()["result"],
+            as_json_rpc(Json::of(&json!({"id": "t"})))
+                .unwrap()
+                .to_value()["result"],
             json!({"id": "t"})
         );
     }

@@ -20,7 +20,7 @@ use crate::ids::IdSource;
 use crate::profile::ProfileKey;
 use ::http::{Method as HttpMethod, StatusCode, Uri};
 use meshsim_protocol::{
-    AgentCard, Binding, Dialect, GetTaskParams, ListTasksParams, Message, Method, Request,
+    AgentCard, Binding, Dialect, GetTaskParams, Json, ListTasksParams, Message, Method, Request,
     RequestId, Role, RpcRequest, RpcResult, SendMessageParams, StreamEvent, Task, sse, version,
 };
 use meshsim_trace::TraceEvent;
@@ -293,7 +293,7 @@ impl<C: Connector> A2aClient<C> {
         let config = &self.config;
         let bytes =
             http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
-        let json: Value = serde_json::from_slice(&bytes)
+        let json = Json::parse(&bytes)
             .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
         let reader = Reader {
             binding: self.binding,

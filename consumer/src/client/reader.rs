@@ -4,8 +4,7 @@
 
 use super::error::ClientError;
 use super::http_json;
-use meshsim_protocol::{Binding, Codec, Method, RpcResult};
-use serde_json::Value;
+use meshsim_protocol::{Binding, Codec, Json, Method, RpcResult};
 
 /// How the answers to one call are read: the binding's framing around the dialect's codec.
 #[derive(Clone, Copy)]
@@ -17,14 +16,14 @@ pub(super) struct Reader {
 
 impl Reader {
     /// An answer body, or one event of a stream, as the result (or A2A error) it carries.
-    pub(super) fn read(&self, json: Value) -> Result<RpcResult, ClientError> {
+    pub(super) fn read(&self, json: Json<'_>) -> Result<RpcResult, ClientError> {
         let envelope = match self.binding {
             Binding::JsonRpc => json,
             Binding::HttpJson => http_json::as_json_rpc(json)?,
         };
         let response = self
             .codec
-            .decode_response(&envelope, Some(self.method))
+            .read_response(&envelope, Some(self.method))
             .map_err(ClientError::Decode)?;
         response.outcome.map_err(ClientError::Rpc)
     }

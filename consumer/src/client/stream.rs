@@ -10,7 +10,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use meshsim_protocol::sse::{SseError, SseEvent, SseParser};
-use meshsim_protocol::{Method, RpcResult, StreamEvent};
+use meshsim_protocol::{Json, Method, RpcResult, StreamEvent};
 use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -128,7 +128,7 @@ impl EventStream {
 
 fn decode(reader: Reader, event: Result<SseEvent, SseError>) -> Result<StreamEvent, ClientError> {
     let event = event.map_err(|error| ClientError::Malformed(error.to_string()))?;
-    let json: serde_json::Value = serde_json::from_str(&event.data)
+    let json = Json::parse(event.data.as_bytes())
         .map_err(|error| ClientError::Malformed(format!("SSE data is not JSON: {error}")))?;
     result_as_event(reader.read(json)?, reader.method)
 }

@@ -1,6 +1,7 @@
 //! The JSON-RPC 2.0 envelope every dialect shares: ids, `method`/`params`, `result`/`error`.
 
 use crate::codec::{DecodeError, Dialect};
+use crate::json::tree::Json;
 use crate::json::{Obj, Out, type_name};
 use crate::rpc::{ErrorCode, RequestId, RpcError};
 use serde_json::Value;
@@ -15,32 +16,30 @@ pub(crate) struct RawRequest<'a> {
 
 /// A response's outcome before its result is decoded.
 pub(crate) enum RawOutcome<'a> {
-    Result(&'a Value),
+    Result(&'a Json<'a>),
     Error(RpcError),
 }
 
 /// Splits a request envelope. The method's name is returned as sent.
-pub(crate) fn split_request(dialect: Dialect, json: &Value) -> Result<RawRequest<'_>, DecodeError> {
+pub(crate) fn split_request<'a>(
+    dialect: Dialect,
+    json: &'a Json<'a>,
+) -> Result<RawRequest<'a>, DecodeError> {
     let root = Obj::new(dialect, json, "")?;
     let id = decode_id(&root)?;
     let method = root.str("method")?;
     let params = match root.get("params") {
         Some(params) => Obj::new(dialect, params, "params")?,
-        None => Obj::new(dialect, empty_object(), "params")?,
+        None => Obj::of_members(dialect, &[], "params".to_string()),
     };
     Ok(RawRequest { id, method, params })
 }
 
-fn empty_object() -> &'static Value {
-    static OBJECT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    OBJECT.get_or_init(|| Value::Object(serde_json::Map::new()))
-}
-
 /// Splits a response envelope into its id and its result or decoded error.
-pub(crate) fn split_response(
+pub(crate) fn split_response<'a>(
     dialect: Dialect,
-    json: &Value,
-) -> Result<(RequestId, RawOutcome<'_>), DecodeError> {
+    json: &'a Json<'a>,
+) -> Result<(RequestId, RawOutcome<'a>), DecodeError> {
     let root = Obj::new(dialect, json, "")?;
     let id = decode_id(&root)?;
     if let Some(error) = root.opt_obj("error")? {
@@ -55,8 +54,8 @@ pub(crate) fn split_response(
 fn decode_id(root: &Obj<'_>) -> Result<RequestId, DecodeError> {
     match root.get("id") {
         None => Ok(RequestId::Null),
-        Some(Value::String(text)) => Ok(RequestId::String(text.clone())),
-        Some(value @ Value::Number(number)) => number
+        Some(Json::String(text)) => Ok(RequestId::String(text.to_string())),
+        Some(value @ Json::Number(number)) => number
             .as_i64()
             .map(RequestId::Number)
             .ok_or_else(|| root.error("id", format!("expected an integer id, found {value}"))),

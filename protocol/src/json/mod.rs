@@ -3,8 +3,15 @@
 //! Every read names the JSON path it looked at, so a [`DecodeError`] says exactly which field
 //! is missing or malformed (`params.message.parts[0].kind`). Absent and `null` read the same.
 
+pub(crate) mod tree;
+
 use crate::codec::{DecodeError, Dialect, EncodeError, Loss};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use tree::{Json, member, members_to_map};
+
+/// An object's members as parsed.
+pub(crate) type Members<'a> = [(Cow<'a, str>, Json<'a>)];
 
 /// `path.key`, or `key` at the root. (Written by hand: every child object a decoder opens
 /// builds its path, and `format!` costs several times the copying.)
@@ -30,14 +37,14 @@ fn element(path: &str, index: usize) -> String {
 }
 
 /// What kind of JSON value this is, for error messages.
-pub(crate) fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Json<'_>) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
     }
 }
 
@@ -63,7 +70,7 @@ fn is_snake_case_of(candidate: &str, key: &str) -> bool {
 pub(crate) struct Obj<'a> {
     dialect: Dialect,
     path: String,
-    map: &'a Map<String, Value>,
+    members: &'a Members<'a>,
     /// Also accept the snake_case spelling of each camelCase key (ProtoJSON parsers do).
     snake_aliases: bool,
 }
@@ -72,17 +79,12 @@ impl<'a> Obj<'a> {
     /// `value` as an object, or an error naming `path`.
     pub(crate) fn new(
         dialect: Dialect,
-        value: &'a Value,
+        value: &'a Json<'a>,
         path: impl Into<String>,
     ) -> Result<Self, DecodeError> {
         let path = path.into();
         match value {
-            Value::Object(map) => Ok(Obj {
-                dialect,
-                path,
-                map,
-                snake_aliases: false,
-            }),
+            Json::Object(members) => Ok(Obj::of_members(dialect, members, path)),
             other => Err(DecodeError {
                 dialect,
                 field: if path.is_empty() {
@@ -92,6 +94,16 @@ impl<'a> Obj<'a> {
                 },
                 problem: format!("expected an object, found {}", type_name(other)),
             }),
+        }
+    }
+
+    /// An object given by its members.
+    pub(crate) fn of_members(dialect: Dialect, members: &'a Members<'a>, path: String) -> Self {
+        Obj {
+            dialect,
+            path,
+            members,
+            snake_aliases: false,
         }
     }
 
@@ -117,35 +129,36 @@ impl<'a> Obj<'a> {
 
     /// The object as it was sent, for keeping what the reader does not understand.
     pub(crate) fn as_sent(&self) -> Value {
-        Value::Object(self.map.clone())
+        Value::Object(members_to_map(self.members))
     }
 
-    /// The object's map, for the checks that look at raw JSON as well as decoded objects.
-    pub(crate) fn map(&self) -> &'a Map<String, Value> {
-        self.map
+    /// The object's members, for the checks that look at raw JSON as well as decoded objects.
+    pub(crate) fn members(&self) -> &'a Members<'a> {
+        self.members
     }
 
     /// The value at `key`; absent and null both read as `None`.
-    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
-        let found = self.map.get(key).or_else(|| {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Json<'a>> {
+        let found = member(self.members, key).or_else(|| {
             let has_alias = self.snake_aliases && key.bytes().any(|byte| byte.is_ascii_uppercase());
             if !has_alias {
                 return None;
             }
-            self.map
+            self.members
                 .iter()
+                .rev()
                 .find(|(name, _)| is_snake_case_of(name, key))
                 .map(|(_, value)| value)
         });
         found.filter(|value| !value.is_null())
     }
 
-    fn required(&self, key: &str) -> Result<&'a Value, DecodeError> {
+    fn required(&self, key: &str) -> Result<&'a Json<'a>, DecodeError> {
         self.get(key)
             .ok_or_else(|| self.error(key, "required field is missing"))
     }
 
-    fn wrong_type(&self, key: &str, expected: &str, found: &Value) -> DecodeError {
+    fn wrong_type(&self, key: &str, expected: &str, found: &Json<'_>) -> DecodeError {
         self.error(
             key,
             format!("expected {expected}, found {}", type_name(found)),
@@ -186,7 +199,7 @@ impl<'a> Obj<'a> {
             .map(|value| {
                 // ProtoJSON may quote integers.
                 let number = match value {
-                    Value::String(text) => text.parse::<i64>().ok(),
+                    Json::String(text) => text.parse::<i64>().ok(),
                     other => other.as_i64(),
                 };
                 number
@@ -198,7 +211,7 @@ impl<'a> Obj<'a> {
 
     /// Any JSON value, kept as sent.
     pub(crate) fn opt_value(&self, key: &str) -> Option<Value> {
-        self.get(key).cloned()
+        self.get(key).map(Json::to_value)
     }
 
     pub(crate) fn obj(&self, key: &str) -> Result<Obj<'a>, DecodeError> {
@@ -212,7 +225,7 @@ impl<'a> Obj<'a> {
             .transpose()
     }
 
-    fn child(&self, key: &str, value: &'a Value) -> Result<Obj<'a>, DecodeError> {
+    fn child(&self, key: &str, value: &'a Json<'a>) -> Result<Obj<'a>, DecodeError> {
         let child = Obj::new(self.dialect, value, join(&self.path, key))?;
         Ok(Obj {
             snake_aliases: self.snake_aliases,
@@ -224,7 +237,7 @@ impl<'a> Obj<'a> {
     pub(crate) fn array<T>(
         &self,
         key: &str,
-        item: impl FnMut(&'a Value, String) -> Result<T, DecodeError>,
+        item: impl FnMut(&'a Json<'a>, String) -> Result<T, DecodeError>,
     ) -> Result<Vec<T>, DecodeError> {
         self.required(key)?;
         self.opt_array(key, item)
@@ -234,12 +247,12 @@ impl<'a> Obj<'a> {
     pub(crate) fn opt_array<T>(
         &self,
         key: &str,
-        mut item: impl FnMut(&'a Value, String) -> Result<T, DecodeError>,
+        mut item: impl FnMut(&'a Json<'a>, String) -> Result<T, DecodeError>,
     ) -> Result<Vec<T>, DecodeError> {
         let Some(value) = self.get(key) else {
             return Ok(Vec::new());
         };
-        let Value::Array(items) = value else {
+        let Json::Array(items) = value else {
             return Err(self.wrong_type(key, "an array", value));
         };
         let base = join(&self.path, key);
@@ -269,13 +282,13 @@ impl<'a> Obj<'a> {
     pub(crate) fn keys(&self, key: &str) -> Result<Vec<String>, DecodeError> {
         match self.get(key) {
             None => Ok(Vec::new()),
-            Some(Value::Object(map)) => Ok(map.keys().cloned().collect()),
+            Some(Json::Object(members)) => Ok(members_to_map(members).keys().cloned().collect()),
             Some(other) => Err(self.wrong_type(key, "an object", other)),
         }
     }
 
     /// A child object at `value` (an array element), inheriting the alias setting.
-    pub(crate) fn nested(&self, value: &'a Value, path: String) -> Result<Obj<'a>, DecodeError> {
+    pub(crate) fn nested(&self, value: &'a Json<'a>, path: String) -> Result<Obj<'a>, DecodeError> {
         let child = Obj::new(self.dialect, value, path)?;
         Ok(Obj {
             snake_aliases: self.snake_aliases,

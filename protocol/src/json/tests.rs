@@ -1,6 +1,7 @@
 //! The path and alias helpers of the JSON reader.
 
 use super::*;
+use std::borrow::Cow;
 
 #[test]
 fn an_elements_path_carries_its_index_in_decimal() {
@@ -27,7 +28,8 @@ fn a_snake_case_alias_is_matched_exactly() {
 
 #[test]
 fn an_object_with_aliases_reads_the_snake_case_spelling_and_prefers_the_camel_case_one() {
-    let both = serde_json::json!({"contextId": "camel", "context_id": "snake", "task_id": "t"});
+    let text = r#"{"contextId": "camel", "context_id": "snake", "task_id": "t"}"#;
+    let both = Json::parse(text.as_bytes()).unwrap();
     let object = Obj::new(Dialect::V1_0, &both, "")
         .unwrap()
         .with_snake_aliases();
@@ -39,4 +41,57 @@ fn an_object_with_aliases_reads_the_snake_case_spelling_and_prefers_the_camel_ca
     assert_eq!(object.opt_str("messageId").unwrap(), None);
     let strict = Obj::new(Dialect::V1_0, &both, "").unwrap();
     assert_eq!(strict.opt_str("taskId").unwrap(), None);
+}
+
+/// Documents with every kind of value, escapes, repeated keys, odd numbers and nesting.
+const DOCUMENTS: [&str; 6] = [
+    r#"{"b": 1, "a": [true, false, null, -7, 18446744073709551615, 1.5e300, "x\"y\u00e9"]}"#,
+    r#"{"k": 1, "k": {"deep": [[], {}]}, "\u006b": "escaped key"}"#,
+    r#"[{"kind": "text", "text": "hi"}, 0.0, -0, 1e2]"#,
+    r#""a bare string""#,
+    "null",
+    r#"{"metadata": {"z": 1, "a": 2, "m": [3]}}"#,
+];
+
+#[test]
+fn a_parsed_document_reads_back_as_the_value_of_the_same_text() {
+    for text in DOCUMENTS {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let json = Json::parse(text.as_bytes()).unwrap();
+        assert_eq!(json.to_value(), value, "{text}");
+        assert_eq!(json.to_string(), value.to_string(), "{text}");
+        assert_eq!(Json::of(&value).to_value(), value, "{text}");
+    }
+}
+
+#[test]
+fn a_key_sent_twice_reads_as_its_last_value_as_in_a_value() {
+    let text = r#"{"k": 1, "k": {"deep": true}, "\u006b": "escaped"}"#;
+    let value: Value = serde_json::from_str(text).unwrap();
+    let json = Json::parse(text.as_bytes()).unwrap();
+    assert_eq!(json.get("k").map(Json::to_value), value.get("k").cloned());
+    assert_eq!(json.get("k").and_then(Json::as_str), Some("escaped"));
+}
+
+#[test]
+fn unescaped_strings_are_borrowed_from_the_text_and_escaped_ones_copied() {
+    let text = br#"{"plain": "abc", "escaped": "a\nb"}"#;
+    let json = Json::parse(text).unwrap();
+    let Json::Object(members) = &json else {
+        panic!("an object: {json:?}");
+    };
+    assert!(matches!(
+        members[0],
+        (Cow::Borrowed("plain"), Json::String(Cow::Borrowed("abc")))
+    ));
+    assert!(matches!(&members[1].1, Json::String(Cow::Owned(text)) if text == "a\nb"));
+}
+
+#[test]
+fn text_that_is_not_json_fails_with_the_error_a_value_gets() {
+    for text in ["", "{", "{\"a\" 1}", "[1,]", "nul", "{} {}", "\"\\q\""] {
+        let expected = serde_json::from_str::<Value>(text).unwrap_err().to_string();
+        let got = Json::parse(text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(got, expected, "{text}");
+    }
 }

@@ -6,6 +6,7 @@ use super::message::{decode_message, encode_message_body};
 use super::task::{decode_artifact, decode_status, decode_task, encode_event, encode_task};
 use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::dialect::envelope::{self, RawOutcome};
+use crate::json::tree::Json;
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
 use crate::rpc::*;
@@ -54,7 +55,7 @@ impl Codec for V0_1 {
         })
     }
 
-    fn decode_request(&self, json: &Value) -> Result<RpcRequest, DecodeError> {
+    fn read_request(&self, json: &Json<'_>) -> Result<RpcRequest, DecodeError> {
         let raw = envelope::split_request(D, json)?;
         let method = self
             .method_from_name(&raw.method)
@@ -115,9 +116,9 @@ impl Codec for V0_1 {
         })
     }
 
-    fn decode_response(
+    fn read_response(
         &self,
-        json: &Value,
+        json: &Json<'_>,
         method: Option<Method>,
     ) -> Result<RpcResponse, DecodeError> {
         let (id, outcome) = envelope::split_response(D, json)?;
@@ -132,7 +133,7 @@ impl Codec for V0_1 {
         card::encode(card)
     }
 
-    fn decode_card(&self, json: &Value) -> Result<AgentCard, DecodeError> {
+    fn read_card(&self, json: &Json<'_>) -> Result<AgentCard, DecodeError> {
         card::decode(json)
     }
 }
@@ -192,7 +193,7 @@ fn decode_send_params(params: &Obj<'_>) -> Result<SendMessageParams, DecodeError
     })
 }
 
-fn decode_result(value: &Value, method: Option<Method>) -> Result<RpcResult, DecodeError> {
+fn decode_result(value: &Json<'_>, method: Option<Method>) -> Result<RpcResult, DecodeError> {
     let result = Obj::new(D, value, "result")?;
     let is_event = match method {
         Some(method) => method.is_streaming(),

@@ -2,6 +2,7 @@
 
 use super::D;
 use crate::codec::{DecodeError, EncodeError, Encoded};
+use crate::json::tree::Json;
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
 use serde_json::Value;
@@ -74,7 +75,7 @@ pub(super) fn encode(card: &AgentCard) -> Result<Encoded<Value>, EncodeError> {
 }
 
 /// A Card in this dialect's shape, read into the model.
-pub(super) fn decode(json: &Value) -> Result<AgentCard, DecodeError> {
+pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
     let card = Obj::new(D, json, "")?;
     let protocol_version = card.opt_str("protocolVersion")?;
     let mut interfaces = vec![AgentInterface {

@@ -2,6 +2,7 @@
 
 use super::D;
 use crate::codec::{DecodeError, EncodeError, Encoded};
+use crate::json::tree::Json;
 use crate::json::{Enc, Obj, Out, strings};
 use crate::model::*;
 use serde_json::Value;
@@ -65,7 +66,7 @@ pub(super) fn encode(card: &AgentCard) -> Result<Encoded<Value>, EncodeError> {
 }
 
 /// A Card in this dialect's shape, read into the model.
-pub(super) fn decode(json: &Value) -> Result<AgentCard, DecodeError> {
+pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
     let card = Obj::new(D, json, "")?.with_snake_aliases();
     let capabilities = match card.opt_obj("capabilities")? {
         Some(capabilities) => AgentCapabilities {

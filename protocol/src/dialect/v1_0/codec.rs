@@ -8,6 +8,7 @@ use super::message::{decode_message, encode_message};
 use super::result::{decode_result, encode_response};
 use crate::codec::{Codec, DecodeError, Dialect, EncodeError, Encoded};
 use crate::dialect::envelope::{self, RawOutcome};
+use crate::json::tree::Json;
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
 use crate::rpc::*;
@@ -68,7 +69,7 @@ impl Codec for V1_0 {
         })
     }
 
-    fn decode_request(&self, json: &Value) -> Result<RpcRequest, DecodeError> {
+    fn read_request(&self, json: &Json<'_>) -> Result<RpcRequest, DecodeError> {
         let raw = envelope::split_request(D, json)?;
         let method = self
             .method_from_name(&raw.method)
@@ -120,9 +121,9 @@ impl Codec for V1_0 {
         encode_response(response, Some(method))
     }
 
-    fn decode_response(
+    fn read_response(
         &self,
-        json: &Value,
+        json: &Json<'_>,
         method: Option<Method>,
     ) -> Result<RpcResponse, DecodeError> {
         let (id, outcome) = envelope::split_response(D, json)?;
@@ -137,7 +138,7 @@ impl Codec for V1_0 {
         card::encode(card)
     }
 
-    fn decode_card(&self, json: &Value) -> Result<AgentCard, DecodeError> {
+    fn read_card(&self, json: &Json<'_>) -> Result<AgentCard, DecodeError> {
         card::decode(json)
     }
 }

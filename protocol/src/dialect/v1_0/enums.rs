@@ -3,6 +3,7 @@
 
 use crate::codec::DecodeError;
 use crate::json::Obj;
+use crate::json::tree::Json;
 use crate::model::*;
 use serde_json::Value;
 
@@ -37,12 +38,12 @@ fn state_number(state: TaskState) -> i64 {
 }
 
 /// The state a `TASK_STATE_*` name or enum number spells, if the proto defines it.
-pub(crate) fn state_from(value: &Value) -> Option<TaskState> {
+pub(crate) fn state_from(value: &Json<'_>) -> Option<TaskState> {
     match value {
-        Value::String(name) => TaskState::ALL
+        Json::String(name) => TaskState::ALL
             .into_iter()
             .find(|state| state_name(*state) == name),
-        Value::Number(number) => TaskState::ALL
+        Json::Number(number) => TaskState::ALL
             .into_iter()
             .find(|state| number.as_i64() == Some(state_number(*state))),
         _ => None,
@@ -68,9 +69,9 @@ pub(super) fn decode_state(
 }
 
 /// An enum value as sent: a name as itself, a number as its digits.
-fn spelling(value: &Value) -> String {
+fn spelling(value: &Json<'_>) -> String {
     match value {
-        Value::String(name) => name.clone(),
+        Json::String(name) => name.to_string(),
         other => other.to_string(),
     }
 }
@@ -92,12 +93,12 @@ pub(super) fn role_name(role: &Role) -> &str {
 
 /// The role a `ROLE_*` name or enum number spells, if the proto defines one
 /// (`ROLE_UNSPECIFIED` defines none).
-pub(crate) fn role_from(value: &Value) -> Option<Role> {
+pub(crate) fn role_from(value: &Json<'_>) -> Option<Role> {
     match value {
-        Value::String(name) if name == "ROLE_USER" => Some(Role::User),
-        Value::String(name) if name == "ROLE_AGENT" => Some(Role::Agent),
-        Value::Number(number) if number.as_i64() == Some(1) => Some(Role::User),
-        Value::Number(number) if number.as_i64() == Some(2) => Some(Role::Agent),
+        Json::String(name) if name == "ROLE_USER" => Some(Role::User),
+        Json::String(name) if name == "ROLE_AGENT" => Some(Role::Agent),
+        Json::Number(number) if number.as_i64() == Some(1) => Some(Role::User),
+        Json::Number(number) if number.as_i64() == Some(2) => Some(Role::Agent),
         _ => None,
     }
 }

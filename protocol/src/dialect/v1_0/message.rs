@@ -3,9 +3,10 @@
 
 use super::enums::{decode_role, role_name};
 use crate::codec::{DecodeError, EncodeError};
-use crate::json::{Enc, Obj, Out};
+use crate::json::tree::member;
+use crate::json::{Enc, Members, Obj, Out};
 use crate::model::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub(super) fn encode_message(enc: &mut Enc, message: &Message) -> Result<Value, EncodeError> {
     Ok(Out::new()
@@ -73,18 +74,20 @@ const PART_FIELDS: [&str; 4] = ["metadata", "filename", "mediaType", "media_type
 
 /// The kind of a part outside the proto: none of the `content` members is set, but another
 /// member is, and it names the kind (`"video": {...}` is a `video` part).
-pub(crate) fn unknown_part_kind(part: &Map<String, Value>) -> Option<&str> {
-    let set = |key: &str| part.get(key).is_some_and(|value| !value.is_null());
+pub(crate) fn unknown_part_kind<'a>(part: &'a Members<'a>) -> Option<&'a str> {
+    let set = |key: &str| member(part, key).is_some_and(|value| !value.is_null());
     if PART_CONTENT.into_iter().any(set) {
         return None;
     }
-    part.keys()
-        .map(String::as_str)
-        .find(|key| set(key) && !PART_FIELDS.contains(key))
+    // The first such key in a JSON map's (sorted) order, whatever order it was sent in.
+    part.iter()
+        .map(|(key, _)| key.as_ref())
+        .filter(|key| set(key) && !PART_FIELDS.contains(key))
+        .min()
 }
 
 pub(super) fn decode_part(part: &Obj<'_>) -> Result<Part, DecodeError> {
-    if let Some(kind) = unknown_part_kind(part.map()) {
+    if let Some(kind) = unknown_part_kind(part.members()) {
         return Ok(Part {
             content: PartContent::Unknown(UnknownPart {
                 kind: kind.to_string(),

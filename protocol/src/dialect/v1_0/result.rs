@@ -6,6 +6,7 @@ use super::message::{decode_message, encode_message};
 use super::task::{decode_artifact, decode_status, decode_task, encode_event, encode_task, wrap};
 use crate::codec::{DecodeError, EncodeError, Encoded};
 use crate::dialect::envelope;
+use crate::json::tree::Json;
 use crate::json::{Enc, Obj, Out};
 use crate::model::*;
 use crate::rpc::*;
@@ -62,7 +63,7 @@ pub(super) fn encode_response(
 }
 
 pub(super) fn decode_result(
-    value: &Value,
+    value: &Json<'_>,
     method: Option<Method>,
 ) -> Result<RpcResult, DecodeError> {
     let result = Obj::new(D, value, "result")?.with_snake_aliases();
