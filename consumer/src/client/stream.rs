@@ -128,7 +128,7 @@ impl EventStream {
 
 fn decode(reader: Reader, event: Result<SseEvent, SseError>) -> Result<StreamEvent, ClientError> {
     let event = event.map_err(|error| ClientError::Malformed(error.to_string()))?;
-    let json = Json::parse(event.data.as_bytes())
+    let json = Json::parse_str(&event.data)
         .map_err(|error| ClientError::Malformed(format!("SSE data is not JSON: {error}")))?;
     result_as_event(reader.read(json)?, reader.method)
 }

@@ -26,13 +26,27 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     joined
 }
 
-/// `path[index]`, the path of an array's element.
+/// `path[index]`, the path of an array's element. (Digits written by hand: every element a
+/// decoder opens builds its path, and `write!` cost several times the rest.)
 fn element(path: &str, index: usize) -> String {
-    use std::fmt::Write;
-    let mut joined = String::with_capacity(path.len() + 8);
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = index;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut joined = String::with_capacity(path.len() + 2 + digits.len() - start);
     joined.push_str(path);
-    // Writing to a `String` cannot fail.
-    let _ = write!(joined, "[{index}]");
+    joined.push('[');
+    for &digit in &digits[start..] {
+        joined.push(char::from(digit));
+    }
+    joined.push(']');
     joined
 }
 

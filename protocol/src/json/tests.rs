@@ -59,6 +59,7 @@ fn a_parsed_document_reads_back_as_the_value_of_the_same_text() {
         let value: Value = serde_json::from_str(text).unwrap();
         let json = Json::parse(text.as_bytes()).unwrap();
         assert_eq!(json.to_value(), value, "{text}");
+        assert_eq!(Json::parse_str(text).unwrap(), json, "{text}");
         assert_eq!(json.to_string(), value.to_string(), "{text}");
         assert_eq!(Json::of(&value).to_value(), value, "{text}");
     }
@@ -92,6 +93,8 @@ fn text_that_is_not_json_fails_with_the_error_a_value_gets() {
     for text in ["", "{", "{\"a\" 1}", "[1,]", "nul", "{} {}", "\"\\q\""] {
         let expected = serde_json::from_str::<Value>(text).unwrap_err().to_string();
         let got = Json::parse(text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(got, expected, "{text}");
+        let got = Json::parse_str(text).unwrap_err().to_string();
         assert_eq!(got, expected, "{text}");
     }
 }

@@ -14,6 +14,9 @@ use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::fmt;
 
+/// The members an object's list is made room for before the first is read.
+const OBJECT_MEMBERS: usize = 8;
+
 /// One JSON value, borrowing its strings from the text it was parsed from where it can.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json<'a> {
@@ -30,6 +33,12 @@ impl<'a> Json<'a> {
     /// Parses a document, with serde_json's own errors for text that is not JSON.
     pub fn parse(text: &'a [u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(text)
+    }
+
+    /// Parses a document already known to be UTF-8 (an SSE event's data), which spares
+    /// checking each string again.
+    pub fn parse_str(text: &'a str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
     }
 
     /// The same document over a `Value` already in hand (its strings borrowed).
@@ -199,7 +208,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-        let mut members = Vec::new();
+        // Room for the members of most of A2A's objects at once: growing from empty
+        // reallocates and copies at the fifth member (a task, a message).
+        let mut members = Vec::with_capacity(OBJECT_MEMBERS);
         while let Some(Key(key)) = map.next_key()? {
             members.push((key, map.next_value()?));
         }
