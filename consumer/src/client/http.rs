@@ -136,7 +136,9 @@ pub async fn exchange<C: Connector>(
             connection,
         })
     };
-    meshsim_time::timeout(timeout, attempt)
+    // Boxed: the connection's state (about 1 KB) would otherwise sit inline in every future
+    // that awaits a call, up to the consumer's job, and be copied each time one is moved.
+    meshsim_time::timeout(timeout, Box::pin(attempt))
         .await
         .map_err(|_| ClientError::Timeout {
             what: "HTTP request",
