@@ -15,15 +15,25 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const ORIGIN_RUNTIMES: [&str; 3] = ["go-replaying", "jvm-reaping", "python-correct"];
 
-/// Runs `meshsim check ARGS -- PROGRAM` with `--json`; its exit code, the run lines and the
-/// summary.
+/// Runs `meshsim check ARGS -- PROGRAM` with `--json` and a work directory of its own,
+/// removed afterwards (check keeps the files of runs that did not hold there); its exit
+/// code, the run lines and the summary.
 fn check(args: &[&str], program: &[&str]) -> (i32, Vec<Value>, Value) {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let workdir = std::env::temp_dir().join(format!(
+        "meshsim-check-workdir-{}-{}",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ));
     let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
         .arg("check")
         .args(args)
+        .arg("--workdir")
+        .arg(&workdir)
         .arg("--json")
         .arg("--")
         .args(program)
@@ -32,6 +42,7 @@ fn check(args: &[&str], program: &[&str]) -> (i32, Vec<Value>, Value) {
         .env("MESHSIM_INTEROP_NODE", install_dir().join("node"))
         .output()
         .expect("meshsim runs");
+    let _ = std::fs::remove_dir_all(&workdir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut lines: Vec<Value> = stdout
         .lines()
