@@ -2,7 +2,7 @@
 //! personality file in `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
-use meshsim_consumer::{CancelResult, FollowupBehaviour, Outcome};
+use meshsim_consumer::{CancelResult, FollowupBehaviour, Outcome, ReconcilingConfig};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{
@@ -439,13 +439,13 @@ fn a_task_that_lived_longer_than_the_pause_costs_no_pause_when_lost() {
 
 /// The other side of the pause (swarm seeds 616, 810, 1198 and 1437 broke when it was
 /// dropped for every loss that came with the peer answering): a peer that restarts twelve
-/// times in 5 s, between the consumer's polls, loses each task with a prompt -32001 and no
-/// failed call. Re-dispatching at once ran out of dispatches before the restarts ended;
-/// the pause for tasks lost young spaced them until they did. The budget no longer counts
-/// tasks the peer lost, so this guards that such a peer's job completes; the pause's
-/// length itself is not asserted here.
+/// times in 5 s, between the consumer's polls, loses each task with a prompt -32001 (v0.1:
+/// the blocking send's connection closes) and no failed connect. Each loss may be a
+/// restart, so the next task is sent only once the growing pause (250 ms, doubling up to
+/// 4 s) has passed since the lost one was sent; a task that lived longer than its pause
+/// is followed at once. The tasks' creations on the peer show it, and the job completes.
 #[test]
-fn a_peer_restarting_twelve_times_between_polls_still_has_the_job_completed() {
+fn a_peer_restarting_between_polls_gets_a_growing_pause_between_dispatches() {
     let restarts = [
         713, 1394, 1990, 2049, 2289, 2396, 3211, 4252, 4284, 4581, 4621, 4874,
     ];
@@ -454,11 +454,53 @@ fn a_peer_restarting_twelve_times_between_polls_still_has_the_job_completed() {
         .map(|at| format!(r#"{{"at_ms": {at}, "kind": "bounce", "host": "agent"}}"#))
         .collect();
     let plan = format!(r#"{{"faults": [{}]}}"#, faults.join(", "));
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let base = ReconcilingConfig::default().retry_backoff;
     for dialect in Dialect::ALL {
-        assert_completes(&RunSpec {
+        let spec = RunSpec {
             scenario: Scenario::StuckInSubmitted,
             ..against("restarts-between-polls", dialect, Some(&plan))
-        });
+        };
+        assert_completes(&spec);
+        let result = run(&spec, &options).expect("the run is carried out");
+        let trace = result.trace.as_ref().expect("kept");
+        let (mut last_created_us, mut losses, mut owed_pause) = (0, 0u32, None);
+        let mut paused = 0;
+        for line in trace
+            .lines()
+            .iter()
+            .filter_map(|line| TraceLine::parse(line))
+        {
+            match &line.event {
+                TraceEvent::Decision {
+                    decision, reason, ..
+                } if decision == "retry" || reason.contains("lost by the peer") => {
+                    losses += 1;
+                    owed_pause = Some(base * (1 << (losses - 1).min(4)));
+                }
+                TraceEvent::TaskCreated { .. } => {
+                    if let Some(pause) = owed_pause.take() {
+                        let gap_us = line.t_us - last_created_us;
+                        assert!(
+                            gap_us >= pause.as_micros() as u64,
+                            "{dialect}: a task sent {} ms after the lost one, \
+                             before its pause of {pause:?} (loss {losses})",
+                            gap_us / 1000
+                        );
+                        paused += 1;
+                    }
+                    last_created_us = line.t_us;
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            paused >= 4,
+            "{dialect}: only {paused} tasks followed a loss"
+        );
     }
 }
 
