@@ -2,6 +2,7 @@
 //! simulated time from a pinned epoch, on real TCP it reads the wall clock. Code that puts
 //! a time on the wire takes a [`Clock`] and never reads the system clock itself.
 
+use crate::decimal::push_padded;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,23 +76,6 @@ pub fn rfc3339(since_epoch: Duration) -> String {
     push_padded(&mut text, u64::from(since_epoch.subsec_millis()), 3);
     text.push('Z');
     text
-}
-
-/// Appends `value` in decimal, zero-padded to `width` digits (as `{value:0width$}`).
-fn push_padded(text: &mut String, value: u64, width: usize) {
-    let mut digits = [b'0'; 20];
-    let mut first = digits.len();
-    let mut rest = value;
-    loop {
-        first -= 1;
-        digits[first] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let first = first.min(digits.len().saturating_sub(width));
-    text.extend(digits[first..].iter().map(|&digit| char::from(digit)));
 }
 
 /// Reads an RFC 3339 timestamp (`2026-11-13T00:00:00.123Z`, any number of fractional

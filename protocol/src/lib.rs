@@ -20,6 +20,7 @@
 mod binding;
 pub mod clock;
 mod codec;
+mod decimal;
 pub mod detect;
 mod dialect;
 pub mod http_json;

@@ -6,6 +6,7 @@
 pub(crate) mod tree;
 
 use crate::codec::{DecodeError, Dialect, EncodeError, Loss};
+use crate::decimal::push_padded;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use tree::{Json, member, members_to_map};
@@ -29,23 +30,10 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 /// `path[index]`, the path of an array's element. (Digits written by hand: every element a
 /// decoder opens builds its path, and `write!` cost several times the rest.)
 fn element(path: &str, index: usize) -> String {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = index;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let mut joined = String::with_capacity(path.len() + 2 + digits.len() - start);
+    let mut joined = String::with_capacity(path.len() + 8);
     joined.push_str(path);
     joined.push('[');
-    for &digit in &digits[start..] {
-        joined.push(char::from(digit));
-    }
+    push_padded(&mut joined, index as u64, 1);
     joined.push(']');
     joined
 }
