@@ -53,6 +53,19 @@ fn assert_completes(spec: &RunSpec) -> RunResult {
     result
 }
 
+/// Runs `spec` keeping its trace: the run, and its trace's lines parsed.
+fn run_traced(spec: &RunSpec) -> (RunResult, Vec<TraceLine>) {
+    let options = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let result = run(spec, &options).expect("the run is carried out");
+    let lines = (result.trace.as_ref().expect("kept").lines().iter())
+        .filter_map(|line| TraceLine::parse(line))
+        .collect();
+    (result, lines)
+}
+
 /// Found as `liveness` (99 runs of 0..1000): five stalled tasks and quick work fit in the
 /// job's 30 s (5 × 5 s + 4 × 200 ms), but the reconciling consumer backed off after each
 /// stall (7.75 s in all) as if the peer were restarting, and a blocking v0.1 send counted
@@ -131,30 +144,21 @@ fn a_new_task_in_reply_to_an_answer_that_came_after_the_timer_is_not_learned_as_
         {"at_ms": 0, "kind": "latency", "a": "consumer", "b": "agent", "ms": 100},
         {"at_ms": 3000, "kind": "latency_reset", "a": "consumer", "b": "agent"}
     ]}"#;
-    let options = RunOptions {
-        keep_trace: true,
-        ..RunOptions::default()
-    };
     for dialect in [Dialect::V0_3, Dialect::V1_0] {
         let spec = against(
             "reaps-by-timer-and-starts-unknown-ids-afresh",
             dialect,
             Some(plan),
         );
-        let result = run(&spec, &options).expect("the run is carried out");
+        let (result, lines) = run_traced(&spec);
         let started_afresh = result.truths["agent"]
             .iter()
             .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
         assert!(started_afresh, "{dialect}: no answer met a reaped id");
-        let trace = result.trace.as_ref().expect("kept");
-        let learned_new_task = trace
-            .lines()
-            .iter()
-            .filter_map(|line| TraceLine::parse(line))
-            .any(|line| {
-                matches!(&line.event, TraceEvent::Decision { decision, reason, .. }
+        let learned_new_task = lines.iter().any(|line| {
+            matches!(&line.event, TraceEvent::Decision { decision, reason, .. }
                     if decision == "profile-refresh" && reason.contains("Followup(NewTask)"))
-            });
+        });
         assert!(
             !learned_new_task,
             "{dialect}: learned that follow-ups start new tasks"
@@ -372,10 +376,6 @@ fn a_task_started_afresh_under_the_jobs_id_is_caught_in_the_answers_own_reply() 
 /// recovered peer reads creates the task.
 #[test]
 fn a_send_that_could_not_connect_is_sent_again_not_searched_for() {
-    let options = RunOptions {
-        keep_trace: true,
-        ..RunOptions::default()
-    };
     for dialect in Dialect::ALL {
         // The partition refuses the first send, right after the Card (v0.1's discovery
         // takes one more round trip).
@@ -387,15 +387,7 @@ fn a_send_that_could_not_connect_is_sent_again_not_searched_for() {
             ]}}"#
         );
         let spec = against("stalls-four-tasks-quick-work", dialect, Some(&plan));
-        let result = run(&spec, &options).expect("the run is carried out");
-        let lines: Vec<TraceLine> = result
-            .trace
-            .as_ref()
-            .expect("kept")
-            .lines()
-            .iter()
-            .filter_map(|line| TraceLine::parse(line))
-            .collect();
+        let (_, lines) = run_traced(&spec);
         let refused = lines.iter().any(|line| {
             matches!(&line.event, TraceEvent::Decision { reason, .. }
                 if reason.contains("send failed: cannot connect"))
@@ -454,10 +446,6 @@ fn a_peer_restarting_between_polls_gets_a_growing_pause_between_dispatches() {
         .map(|at| format!(r#"{{"at_ms": {at}, "kind": "bounce", "host": "agent"}}"#))
         .collect();
     let plan = format!(r#"{{"faults": [{}]}}"#, faults.join(", "));
-    let options = RunOptions {
-        keep_trace: true,
-        ..RunOptions::default()
-    };
     let base = ReconcilingConfig::default().retry_backoff;
     for dialect in Dialect::ALL {
         let spec = RunSpec {
@@ -465,15 +453,10 @@ fn a_peer_restarting_between_polls_gets_a_growing_pause_between_dispatches() {
             ..against("restarts-between-polls", dialect, Some(&plan))
         };
         assert_completes(&spec);
-        let result = run(&spec, &options).expect("the run is carried out");
-        let trace = result.trace.as_ref().expect("kept");
+        let (_, lines) = run_traced(&spec);
         let (mut last_created_us, mut losses, mut owed_pause) = (0, 0u32, None);
         let mut paused = 0;
-        for line in trace
-            .lines()
-            .iter()
-            .filter_map(|line| TraceLine::parse(line))
-        {
+        for line in &lines {
             match &line.event {
                 TraceEvent::Decision {
                     decision, reason, ..
