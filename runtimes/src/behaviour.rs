@@ -14,6 +14,7 @@ use crate::personality::{
     Resubscribe, SendReply, TerminalCancel, Timestamps, UnknownTask,
 };
 use meshsim_protocol::{ErrorCode, StreamEvent, TaskState};
+use std::any::Any;
 
 /// What a behaviour may know about a task when it decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +32,10 @@ pub struct TaskFacts {
 }
 
 /// A runtime's lifecycle decisions. Defaults follow the personality's knobs; the knob each
-/// one reads is named in its documentation.
-pub trait Behaviour: Send + Sync + 'static {
+/// one reads is named in its documentation. A behaviour decides from its own fields and
+/// what it is asked, nothing else: the lifecycle probed from it is remembered
+/// ([`lifecycle`](crate::lifecycle)), by its type for one without fields (`Any` names it).
+pub trait Behaviour: Any + Send + Sync {
     /// How to answer a resubscribe to a live task (`resubscribe`).
     fn resubscribe(&self, personality: &Personality, _task: &TaskFacts) -> Resubscribe {
         personality.resubscribe

@@ -3,6 +3,8 @@
 //! resubscribe, or send the follow-up. What the oracle expects of a runtime is this, so the
 //! state machine (with the behaviour it asks) is the one model of a runtime.
 
+mod memo;
+
 use super::core::{Core, Effect, Outcome};
 use super::shaping::asserted;
 use crate::behaviour::Behaviour;
@@ -56,7 +58,15 @@ pub struct Lifecycle {
 /// the stream still attached. Reaping timers do not fire (a consumer answers at once), and
 /// the dialect is v0.3: in v0.1 clients choose task ids, so a follow-up to a lost task
 /// cannot be told from a new one.
+///
+/// The answer depends on nothing else, so each thread probes a pair once and then
+/// remembers it ([`memo`]).
 pub fn lifecycle(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
+    memo::remembered(personality, behaviour)
+}
+
+/// [`lifecycle`], probed afresh.
+fn probed(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
     let probe = |client_leaves| Probe::asking(personality, Arc::clone(&behaviour), client_leaves);
     let (Some(staying), Some(leaving)) = (probe(false), probe(true)) else {
         return Lifecycle::default();
