@@ -38,7 +38,7 @@ impl Core {
             CancelOutcome::Ignore => Ok(entry.task.clone()),
             CancelOutcome::Cancel => {
                 entry.epoch += 1;
-                self.set_status(id, TaskState::Canceled, None)
+                self.set_status(id, TaskState::Canceled, None, Task::clone)
                     .ok_or_else(|| not_found(id))
             }
         }

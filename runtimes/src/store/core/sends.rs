@@ -262,7 +262,9 @@ impl Core {
     /// `submitted` if the behaviour does that; the task as the turn starts.
     fn run_follow_up(&mut self, id: &str, input: &str, duplicate_submitted: bool) -> Option<Task> {
         let mut accepted = self.tasks.get(id)?.task.clone();
-        if duplicate_submitted && let Some(task) = self.set_status(id, TaskState::Submitted, None) {
+        if duplicate_submitted
+            && let Some(task) = self.set_status(id, TaskState::Submitted, None, Task::clone)
+        {
             accepted = task;
         }
         self.start_turn(id, input);

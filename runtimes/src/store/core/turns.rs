@@ -27,7 +27,7 @@ impl Core {
             match step {
                 TurnStep::Work => {}
                 TurnStep::Status { state, question } => {
-                    self.set_status(id, state, question);
+                    self.set_status(id, state, question, |_| ());
                 }
                 TurnStep::Artifact { part, chunk, last } => self.artifact(id, part, chunk, last),
             }
@@ -82,13 +82,16 @@ impl Core {
         });
     }
 
-    /// Moves the task to `state` (`question` becomes its status message); the task after.
-    pub(super) fn set_status(
+    /// Moves the task to `state` (`question` becomes its status message); what `keep` takes
+    /// of the task as the status is set (a turn's step keeps nothing, so the task is not
+    /// copied for it), or `None` if there is no such task.
+    pub(super) fn set_status<Kept>(
         &mut self,
         id: &str,
         state: TaskState,
         question: Option<String>,
-    ) -> Option<Task> {
+        keep: impl FnOnce(&Task) -> Kept,
+    ) -> Option<Kept> {
         let message_id = question.as_ref().map(|_| self.draws.id());
         let stamp = self.stamp();
         let updated = self.next_update;
@@ -116,18 +119,18 @@ impl Core {
         if state.is_terminal() || state.is_interrupted() {
             entry.active = false;
         }
-        let task = entry.task.clone();
+        let kept = keep(&entry.task);
+        let closes = self.behaviour.closes_stream(&self.personality, state);
+        let event = shaping::status_event(self.dialect, &entry.task, closes);
         self.effect(Effect::Transitioned {
             task: id.to_string(),
             from,
             to: state,
         });
-        let closes = self.behaviour.closes_stream(&self.personality, state);
-        let event = shaping::status_event(self.dialect, &task, closes);
         self.emit(id, event, closes.then_some(state));
         self.after_transition(id, state);
         self.drain_queue(id, state);
-        Some(task)
+        Some(kept)
     }
 
     fn artifact(&mut self, id: &str, part: Part, chunk: u32, last: bool) {
