@@ -2,7 +2,7 @@
 //! simulated time from a pinned epoch, on real TCP it reads the wall clock. Code that puts
 //! a time on the wire takes a [`Clock`] and never reads the system clock itself.
 
-use crate::decimal::push_padded;
+use crate::digits::push_padded;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;

@@ -16,13 +16,14 @@
 
 // The model, the envelopes and the codecs are the crate's vocabulary: their items are named
 // from the root. The helpers around them are namespaces (`sse::frame`, `clock::rfc3339`),
-// named with their module and not re-exported.
+// named with their module and not re-exported (`digits` also writes the trace recorder's numbers
+// and the runtimes' ids).
 mod binding;
 pub mod clock;
 mod codec;
-mod decimal;
 pub mod detect;
 mod dialect;
+pub mod digits;
 pub mod http_json;
 mod json;
 mod model;

@@ -6,7 +6,7 @@
 pub(crate) mod tree;
 
 use crate::codec::{DecodeError, Dialect, EncodeError, Loss};
-use crate::decimal::push_padded;
+use crate::digits::push_padded;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use tree::{Json, member, members_to_map};

@@ -2,6 +2,7 @@
 //! number and string escaping. Independent of whether serde_json keeps insertion order (its
 //! `preserve_order` feature can be switched on by any crate in the build).
 
+use meshsim_protocol::digits::push_hex_byte;
 use serde_json::Value;
 
 /// Serialises `value` canonically.
@@ -69,19 +70,12 @@ pub(crate) fn write_str(text: &str, out: &mut String) {
             0x0c => out.push_str("\\f"),
             _ => {
                 out.push_str("\\u00");
-                push_hex(byte, out);
+                push_hex_byte(out, byte);
             }
         }
     }
     out.push_str(&text[clean..]);
     out.push('"');
-}
-
-/// Appends `byte` as two lowercase hexadecimal digits.
-pub(crate) fn push_hex(byte: u8, out: &mut String) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-    out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
 }
 
 /// Whether JSON needs `byte` escaped inside a string: `"`, `\\` and the control characters.

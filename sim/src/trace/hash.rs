@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::canonical::push_hex;
+use meshsim_protocol::digits::push_hex_byte;
 
 /// Identifies a run: equal hashes mean byte-identical traces.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ impl TraceHash {
         let digest = hasher.finalize();
         let mut hex = String::with_capacity(2 * digest.len());
         for byte in digest {
-            push_hex(byte, &mut hex);
+            push_hex_byte(&mut hex, byte);
         }
         Self(hex)
     }

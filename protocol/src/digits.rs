@@ -1,0 +1,95 @@
+//! Numbers appended to a string as digits, without `fmt`: timestamps and JSON paths are
+//! written on every message, trace lines' numbers on every event and ids on every task, and
+//! a `format!` or `write!` per number cost several times the copying. Each writes exactly
+//! what the `fmt` form it names would.
+
+/// Appends `value` in decimal, zero-padded to `width` digits (as `{value:0width$}`).
+pub fn push_padded(text: &mut String, value: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut first = digits.len();
+    let mut rest = value;
+    loop {
+        first -= 1;
+        digits[first] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let first = first.min(digits.len().saturating_sub(width));
+    text.extend(digits[first..].iter().map(|&digit| char::from(digit)));
+}
+
+/// Appends `value` in decimal (as `{value}`).
+pub fn push_decimal(text: &mut String, value: u64) {
+    push_padded(text, value, 1);
+}
+
+/// Appends `value` in decimal with its sign (as `{value}`).
+pub fn push_signed(text: &mut String, value: i64) {
+    if value < 0 {
+        text.push('-');
+    }
+    push_decimal(text, value.unsigned_abs());
+}
+
+/// Appends `byte` as two lowercase hexadecimal digits (as `{byte:02x}`).
+pub fn push_hex_byte(text: &mut String, byte: u8) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+    text.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_to_the_width_and_never_cuts() {
+        for (value, width, written) in [
+            (0, 1, "0"),
+            (7, 3, "007"),
+            (2026, 4, "2026"),
+            (12345, 2, "12345"),
+            (u64::MAX, 1, "18446744073709551615"),
+        ] {
+            let mut text = String::from(">");
+            push_padded(&mut text, value, width);
+            assert_eq!(text, format!(">{written}"));
+            assert_eq!(text[1..], format!("{value:0width$}"));
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_display_writes_them() {
+        for value in [0, 1, 9, 10, 99, 100, 4_294_967_296, u64::MAX - 1, u64::MAX] {
+            let mut text = String::new();
+            push_decimal(&mut text, value);
+            assert_eq!(text, value.to_string());
+        }
+        for value in [
+            0,
+            1,
+            -1,
+            10,
+            -10,
+            1_000_007,
+            i64::MAX,
+            i64::MIN + 1,
+            i64::MIN,
+        ] {
+            let mut text = String::new();
+            push_signed(&mut text, value);
+            assert_eq!(text, value.to_string());
+        }
+    }
+
+    #[test]
+    fn every_byte_is_written_as_lowercase_hex() {
+        for byte in 0..=u8::MAX {
+            let mut text = String::new();
+            push_hex_byte(&mut text, byte);
+            assert_eq!(text, format!("{byte:02x}"));
+        }
+    }
+}
