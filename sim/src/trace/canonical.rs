@@ -2,6 +2,8 @@
 //! number and string escaping. Independent of whether serde_json keeps insertion order (its
 //! `preserve_order` feature can be switched on by any crate in the build).
 
+use std::fmt::{self, Write as _};
+
 use meshsim_protocol::digits::push_hex_byte;
 use serde_json::Value;
 
@@ -51,6 +53,30 @@ fn write_value(value: &Value, out: &mut String) {
 pub(crate) fn write_str(text: &str, out: &mut String) {
     out.reserve(text.len() + 2);
     out.push('"');
+    push_escaped(text, out);
+    out.push('"');
+}
+
+/// Appends `value`'s `Debug` text as a JSON string, as [`write_str`] of its `format!("{value:?}")`
+/// would, without building that string first.
+pub(crate) fn write_debug_str(value: &dyn fmt::Debug, out: &mut String) {
+    out.push('"');
+    let _ = write!(Escaping(out), "{value:?}");
+    out.push('"');
+}
+
+/// A `fmt::Write` that appends what it is given escaped for the inside of a JSON string.
+struct Escaping<'a>(&'a mut String);
+
+impl fmt::Write for Escaping<'_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        push_escaped(text, self.0);
+        Ok(())
+    }
+}
+
+/// Appends `text` escaped for the inside of a JSON string, without the quotes.
+fn push_escaped(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
     let mut clean = 0;
     while let Some(found) = first_to_escape(&bytes[clean..]) {
@@ -75,7 +101,6 @@ pub(crate) fn write_str(text: &str, out: &mut String) {
         }
     }
     out.push_str(&text[clean..]);
-    out.push('"');
 }
 
 /// Whether JSON needs `byte` escaped inside a string: `"`, `\\` and the control characters.
@@ -139,6 +164,22 @@ mod tests {
             let mut out = String::new();
             write_str(text, &mut out);
             assert_eq!(out, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn debug_text_is_escaped_as_its_formatted_string_would_be() {
+        let values: [&dyn fmt::Debug; 4] = [
+            &"q\"\n\\",
+            &vec![Some(1), None],
+            &'\u{1}',
+            &format_args!("a\tb"),
+        ];
+        for value in values {
+            let (mut direct, mut formatted) = (String::new(), String::new());
+            write_debug_str(value, &mut direct);
+            write_str(&format!("{value:?}"), &mut formatted);
+            assert_eq!(direct, formatted);
         }
     }
 

@@ -7,10 +7,12 @@ use std::fmt::{self, Write as _};
 use std::ops::Range;
 use std::sync::Arc;
 
+use meshsim_protocol::digits::{push_decimal, push_signed};
 use serde_json::{Number, Value};
 use tracing::field::{Field, Visit};
 
-use super::canonical::write_str;
+use super::canonical::{write_debug_str, write_str};
+use super::layout::FieldKey;
 
 /// Collects a user's event's fields as JSON values, by name.
 #[derive(Default)]
@@ -86,8 +88,8 @@ impl Visit for FieldMap {
 pub(super) struct CanonicalFields {
     /// Every value's JSON text, one after another.
     text: String,
-    /// Each field's name and where its value sits in `text`.
-    fields: Vec<(&'static str, Range<usize>)>,
+    /// Each field's index in its callsite's field set and where its value sits in `text`.
+    fields: Vec<(usize, Range<usize>)>,
 }
 
 impl CanonicalFields {
@@ -105,27 +107,24 @@ impl CanonicalFields {
         self.text.len()
     }
 
-    /// Appends the fields to `out` as the inside of a canonical JSON object: sorted by name,
-    /// and for a name given twice, its last value (as a map of the fields would keep it).
-    pub(super) fn write_into(mut self, out: &mut String) {
-        // Stable: of two fields with one name, the one visited last stays last.
-        self.fields.sort_by_key(|(name, _)| *name);
+    /// Appends the fields to `out` as the inside of a canonical JSON object, in the order of
+    /// `keys` (sorted by name), and for a name given twice, its value visited last (as a map
+    /// of the fields would keep it).
+    pub(super) fn write_into(&self, keys: &[FieldKey], out: &mut String) {
         let mut first = true;
-        for (index, (name, range)) in self.fields.iter().enumerate() {
-            if self
-                .fields
-                .get(index + 1)
-                .is_some_and(|(next, _)| next == name)
-            {
+        for key in keys {
+            let visited = key
+                .indices
+                .iter()
+                .filter_map(|index| self.fields.iter().rposition(|(at, _)| at == index))
+                .max();
+            let Some(visited) = visited else {
                 continue;
-            }
-            if !first {
-                out.push(',');
-            }
+            };
+            // The key's text starts with the comma that separates it from the field before.
+            out.push_str(&key.text[usize::from(first)..]);
             first = false;
-            write_str(name, out);
-            out.push(':');
-            out.push_str(&self.text[range.clone()]);
+            out.push_str(&self.text[self.fields[visited].1.clone()]);
         }
     }
 
@@ -133,7 +132,7 @@ impl CanonicalFields {
     fn add(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
         let start = self.text.len();
         write(&mut self.text);
-        self.fields.push((field.name(), start..self.text.len()));
+        self.fields.push((field.index(), start..self.text.len()));
     }
 }
 
@@ -149,15 +148,11 @@ impl Visit for CanonicalFields {
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.add(field, |out| {
-            let _ = write!(out, "{value}");
-        });
+        self.add(field, |out| push_signed(out, value));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.add(field, |out| {
-            let _ = write!(out, "{value}");
-        });
+        self.add(field, |out| push_decimal(out, value));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
@@ -175,7 +170,7 @@ impl Visit for CanonicalFields {
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.add(field, |out| write_str(&format!("{value:?}"), out));
+        self.add(field, |out| write_debug_str(value, out));
     }
 }
 
@@ -187,18 +182,21 @@ mod tests {
 
     #[test]
     fn fields_are_written_as_canonical_json_of_their_values() {
+        // A name given twice keeps the value visited last, a field left empty is not written.
         let recorder = Recorder::new(SimTime::new());
         {
             let _guard = recorder.install();
             tracing::info!(
                 target: "meshsim::test",
                 zeta = -3i64, alpha = 1.5f64, not_a_number = f64::NAN, big = u64::MAX,
-                text = "q\"\n\u{1}é", listed = ?vec![1, 2], no = false, error = "late"
+                text = "q\"\n\u{1}é", listed = ?vec![1, 2], no = false, error = "late",
+                twice = 1u64, absent = tracing::field::Empty, twice = 2u64, quoted = ?"a\"b"
             );
         }
         let expected = to_canonical_json(&json!({
             "zeta": -3, "alpha": 1.5, "not_a_number": "NaN", "big": u64::MAX,
-            "text": "q\"\n\u{1}é", "listed": "[1, 2]", "no": false, "error": "late"
+            "text": "q\"\n\u{1}é", "listed": "[1, 2]", "no": false, "error": "late",
+            "twice": 2, "quoted": "\"a\\\"b\""
         }));
         let trace = recorder.trace();
         let line = &trace.lines()[0];

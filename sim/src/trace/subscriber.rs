@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use meshsim_protocol::digits::push_decimal;
 use serde_json::Value;
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::{DefaultGuard, Interest};
@@ -18,6 +19,7 @@ use tracing_core::span::Current;
 use super::SIM_HOST;
 use super::canonical::write_str;
 use super::fields::{CanonicalFields, FieldMap, HostName};
+use super::layout::LineLayout;
 use super::recorder::Recorder;
 use super::user_log::UserLog;
 
@@ -145,7 +147,7 @@ impl RecorderSubscriber {
     }
 
     fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
-        let meta = event.metadata();
+        let layout = LineLayout::of(event.metadata());
         let elapsed = self.elapsed(host);
         let mut fields = CanonicalFields::new();
         event.record(&mut fields);
@@ -153,15 +155,15 @@ impl RecorderSubscriber {
         // fields' names, the host, level, time and target take well under 256 bytes.
         let mut line = String::with_capacity(fields.values_len() + 256);
         line.push_str("{\"fields\":{");
-        fields.write_into(&mut line);
+        fields.write_into(&layout.keys, &mut line);
         line.push_str("},\"host\":");
         write_str(host.unwrap_or(SIM_HOST), &mut line);
-        line.push_str(",\"level\":");
-        write_str(meta.level().as_str(), &mut line);
-        let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-        let _ = write!(line, ",\"t_us\":{micros},\"target\":");
-        write_str(meta.target(), &mut line);
-        line.push('}');
+        line.push_str(&layout.level);
+        push_decimal(
+            &mut line,
+            u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+        );
+        line.push_str(&layout.target);
         line
     }
 }
