@@ -372,12 +372,19 @@ impl<'a> Sim<'a> {
 
     /// How long until the network has a message to deliver: `Some(ZERO)` if
     /// one is deliverable now, `None` if no message is in flight. Held
-    /// messages (see [`Sim::hold`]) wait for a release and do not count.
+    /// messages (see [`Sim::hold`]) wait for a release and do not count, nor
+    /// do arrived messages waiting for a crashed host: they are delivered in
+    /// the first step after its bounce.
     ///
     /// A message becomes deliverable in the first step whose end is at least
     /// this far from now.
     pub fn next_delivery(&self) -> Option<Duration> {
-        self.world.borrow().topology.next_delivery()
+        let running = |addr: IpAddr| {
+            self.rts
+                .get(&addr)
+                .is_some_and(|rt| rt.is_software_running())
+        };
+        self.world.borrow().topology.next_delivery(running)
     }
 
     /// Access a [`LinksIter`] to introspect inflight messages between hosts.
@@ -1334,6 +1341,37 @@ mod test {
         assert_eq!(sim.next_delivery(), Some(Duration::ZERO));
         sim.step()?;
         assert_eq!(sim.next_delivery(), None);
+        Ok(())
+    }
+
+    #[test]
+    fn next_delivery_leaves_out_messages_waiting_for_a_crashed_host() -> Result {
+        let mut sim = Builder::new()
+            .min_message_latency(Duration::from_millis(10))
+            .max_message_latency(Duration::from_millis(10))
+            .build();
+        sim.host("server", || async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            let mut buf = [0; 8];
+            loop {
+                socket.recv_from(&mut buf).await?;
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"ping", "server:1234").await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.step()?;
+        sim.crash("server");
+        // Still counted while in flight: the step it arrives in must run.
+        assert_eq!(sim.next_delivery(), Some(Duration::from_millis(10)));
+        sim.step_by(Duration::from_millis(10))?;
+        // Arrived, but the crashed server takes nothing until it is bounced.
+        assert_eq!(sim.next_delivery(), None);
+        sim.bounce("server");
+        assert_eq!(sim.next_delivery(), Some(Duration::ZERO));
         Ok(())
     }
 }

@@ -294,8 +294,13 @@ impl Topology {
     }
 
     // The time until the first in-flight message is deliverable, if any.
-    pub(crate) fn next_delivery(&self) -> Option<Duration> {
-        self.links.values().filter_map(Link::next_delivery).min()
+    // Arrived messages count only if `running(dst)`: a crashed host takes
+    // none until it is bounced.
+    pub(crate) fn next_delivery(&self, running: impl Fn(IpAddr) -> bool) -> Option<Duration> {
+        self.links
+            .values()
+            .filter_map(|link| link.next_delivery(&running))
+            .min()
     }
 
     pub(crate) fn iter_mut(&mut self) -> LinksIter<'_> {
@@ -416,8 +421,12 @@ impl Link {
     }
 
     // The time until this link has a message to deliver, if any is in flight.
-    fn next_delivery(&self) -> Option<Duration> {
-        if self.deliverable.values().any(|queue| !queue.is_empty()) {
+    fn next_delivery(&self, running: impl Fn(IpAddr) -> bool) -> Option<Duration> {
+        if self
+            .deliverable
+            .iter()
+            .any(|(dst, queue)| !queue.is_empty() && running(*dst))
+        {
             return Some(Duration::ZERO);
         }
         self.sent
