@@ -58,7 +58,8 @@ pub struct CheckArgs {
     #[arg(long)]
     name: Option<String>,
     /// Where programs write reports and logs (default: a directory under the system's
-    /// temporary directory). Files of runs that held are removed.
+    /// temporary directory, removed at the end when every run held). Files of runs that
+    /// held are removed; a run that did not hold names its files.
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
     /// One JSON line per run, then a summary line, instead of the table.
@@ -129,6 +130,17 @@ pub fn run(args: CheckArgs) -> ExitCode {
         let _ = writeln!(out, "{}", summary_json(&tally, &sweep));
     } else {
         let _ = write!(out, "{}", table(&tally, &sweep));
+    }
+    // A work directory check chose itself goes when it holds nothing; when it keeps the
+    // files of runs that did not hold, say where.
+    if args.workdir.is_none()
+        && sweep.workdir.exists()
+        && std::fs::remove_dir(&sweep.workdir).is_err()
+    {
+        eprintln!(
+            "meshsim check: the reports and output of the runs that did not hold are in {}",
+            sweep.workdir.display()
+        );
     }
     if tally.all_hold() {
         ExitCode::SUCCESS
@@ -227,6 +239,11 @@ fn run_text(result: &CheckResult) -> String {
     for problem in result.problems() {
         let _ = writeln!(text, "   {problem}");
     }
+    let _ = writeln!(
+        text,
+        "   its programs' reports and output: {}",
+        spec.workdir.join(format!("{}-*", spec.stem())).display()
+    );
     let _ = writeln!(text, "   rerun: {}", spec.rerun_command());
     text
 }

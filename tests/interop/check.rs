@@ -284,6 +284,63 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn without_a_workdir_check_names_the_files_it_keeps_and_leaves_nothing_when_every_run_held() {
+    let tmp = std::env::temp_dir().join(format!("meshsim-check-tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = |runtimes: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_meshsim"));
+        command.args(["check", "--scenario", "origin-incident", "--seeds", "1"]);
+        for runtime in runtimes {
+            command.args(["--runtime", runtime]);
+        }
+        let output = command
+            .args(["--", meshsim(), "consume", "--consumer", "naive"])
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("meshsim runs");
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        (
+            output.status.code(),
+            text(&output.stdout),
+            text(&output.stderr),
+        )
+    };
+    // The naive consumer diverges against go-replaying and holds against python-correct.
+    let (code, stdout, stderr) = run(&["go-replaying", "python-correct"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let kept: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "one work directory: {kept:?}");
+    let workdir = &kept[0];
+    assert!(stderr.contains(&workdir.display().to_string()), "{stderr}");
+    let stem = "origin-incident-go-replaying-v1.0-seed0-r0";
+    let named = format!("{}-*", workdir.join(stem).display());
+    assert!(stdout.contains(&named), "the run names {named}: {stdout}");
+    let mut files: Vec<String> = std::fs::read_dir(workdir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "the diverging run's files are kept");
+    for file in &files {
+        assert!(
+            file.starts_with(stem),
+            "only the diverging run's files: {files:?}"
+        );
+    }
+    std::fs::remove_dir_all(workdir).unwrap();
+    let (code, stdout, stderr) = run(&["python-correct"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    assert!(!stderr.contains("did not hold"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// The must-show command's arguments: the origin incident's three runtimes on its incident, 3 seeds.
 fn incident_args() -> Vec<&'static str> {
     let mut args = vec!["--scenario", "origin-incident", "--seeds", "3"];
