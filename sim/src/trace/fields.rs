@@ -84,22 +84,34 @@ impl Visit for FieldMap {
 
 /// The fields of one event, each already written as JSON in the order they were visited:
 /// the recorder writes one line per event, and building a JSON value per field first was a
-/// measurable share of a run's allocations.
+/// measurable share of a run's allocations. The recorder keeps one and reuses its buffers
+/// from event to event ([`CanonicalFields::reset`]).
+#[derive(Default)]
 pub(super) struct CanonicalFields {
     /// Every value's JSON text, one after another.
     text: String,
-    /// Each field's index in its callsite's field set and where its value sits in `text`.
-    fields: Vec<(usize, Range<usize>)>,
+    /// By the field's index in its callsite's field set, the value visited for it.
+    slots: Vec<Option<Visited>>,
+    /// How many values were visited.
+    visits: usize,
+}
+
+/// Where a field's value sits in [`CanonicalFields::text`], and how many values were
+/// visited before it.
+#[derive(Clone)]
+struct Visited {
+    range: Range<usize>,
+    order: usize,
 }
 
 impl CanonicalFields {
-    /// Room for the fields of a typical event (a recorded line's fields take 200 bytes at most
-    /// but for a few), so that writing them seldom grows a buffer.
-    pub(super) fn new() -> Self {
-        Self {
-            text: String::with_capacity(256),
-            fields: Vec::with_capacity(8),
-        }
+    /// Empties the fields for an event of a callsite with `field_count` fields, keeping the
+    /// buffers' room.
+    pub(super) fn reset(&mut self, field_count: usize) {
+        self.text.clear();
+        self.slots.clear();
+        self.slots.resize(field_count, None);
+        self.visits = 0;
     }
 
     /// The length of the fields' JSON text, without names and separators.
@@ -116,15 +128,15 @@ impl CanonicalFields {
             let visited = key
                 .indices
                 .iter()
-                .filter_map(|index| self.fields.iter().rposition(|(at, _)| at == index))
-                .max();
+                .filter_map(|index| self.slots.get(*index)?.as_ref())
+                .max_by_key(|visited| visited.order);
             let Some(visited) = visited else {
                 continue;
             };
             // The key's text starts with the comma that separates it from the field before.
             out.push_str(&key.text[usize::from(first)..]);
             first = false;
-            out.push_str(&self.text[self.fields[visited].1.clone()]);
+            out.push_str(&self.text[visited.range.clone()]);
         }
     }
 
@@ -132,7 +144,15 @@ impl CanonicalFields {
     fn add(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
         let start = self.text.len();
         write(&mut self.text);
-        self.fields.push((field.index(), start..self.text.len()));
+        let index = field.index();
+        if index >= self.slots.len() {
+            self.slots.resize(index + 1, None);
+        }
+        self.slots[index] = Some(Visited {
+            range: start..self.text.len(),
+            order: self.visits,
+        });
+        self.visits += 1;
     }
 }
 
@@ -205,5 +225,39 @@ mod tests {
             .and_then(|rest| rest.split_once(",\"host\":"))
             .map(|(fields, _)| fields);
         assert_eq!(fields, Some(expected.as_str()), "{line}");
+    }
+
+    /// Logs an event of its own when it is formatted.
+    struct Noisy;
+
+    impl std::fmt::Debug for Noisy {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            tracing::info!(target: "meshsim::test", inner = 1u64);
+            f.write_str("noisy")
+        }
+    }
+
+    #[test]
+    fn a_value_that_logs_while_it_is_recorded_leaves_the_line_whole() {
+        // tracing does not dispatch an event raised inside the dispatch of another, so the
+        // inner event is dropped; the outer line keeps every field.
+        let recorder = Recorder::new(SimTime::new());
+        {
+            let _guard = recorder.install();
+            tracing::info!(target: "meshsim::test", first = "a", value = ?Noisy, last = 2u64);
+        }
+        let fields: Vec<String> = recorder
+            .trace()
+            .lines()
+            .iter()
+            .filter_map(|line| {
+                line.split_once(",\"host\"")
+                    .map(|(fields, _)| fields.to_string())
+            })
+            .collect();
+        assert_eq!(
+            fields,
+            [r#"{"fields":{"first":"a","last":2,"value":"noisy"}"#]
+        );
     }
 }

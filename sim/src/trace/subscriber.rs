@@ -29,6 +29,7 @@ impl Recorder {
         RecorderSubscriber {
             recorder: self.clone(),
             spans: Mutex::default(),
+            fields: Mutex::default(),
         }
     }
 
@@ -45,6 +46,8 @@ impl Recorder {
 pub struct RecorderSubscriber {
     recorder: Recorder,
     spans: Mutex<Spans>,
+    /// The fields of the event being recorded, kept for the next event's.
+    fields: Mutex<CanonicalFields>,
 }
 
 /// The live spans, and the stack of those entered on the simulation's thread.
@@ -149,8 +152,14 @@ impl RecorderSubscriber {
     fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
         let layout = LineLayout::of(event.metadata());
         let elapsed = self.elapsed(host);
-        let mut fields = CanonicalFields::new();
-        event.record(&mut fields);
+        // The recorder's buffers. tracing does not dispatch an event raised while another is
+        // dispatched, so they are free; should that change, the inner event gets its own
+        // rather than waiting on the lock forever.
+        let mut scratch = self.fields.try_lock().ok();
+        let mut own = CanonicalFields::default();
+        let fields = scratch.as_deref_mut().unwrap_or(&mut own);
+        fields.reset(event.metadata().fields().len());
+        event.record(fields);
         // The canonical line, written directly: keys in bytewise order at both levels. The
         // fields' names, the host, level, time and target take well under 256 bytes.
         let mut line = String::with_capacity(fields.values_len() + 256);
