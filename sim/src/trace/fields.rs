@@ -18,18 +18,29 @@ use super::layout::FieldKey;
 #[derive(Default)]
 pub(super) struct FieldMap(pub(super) BTreeMap<&'static str, Value>);
 
-/// Reads the `name` field of a turmoil `node` span as one of the run's host names, kept once
+/// Reads the `name` field of a turmoil `node` span as one of the run's hosts, kept once
 /// each in `hosts`: turmoil opens a `node` span per host on every step.
 pub(super) struct HostName<'a> {
-    pub(super) hosts: &'a mut Vec<Arc<str>>,
-    pub(super) host: Option<Arc<str>>,
+    pub(super) hosts: &'a mut Vec<Arc<Host>>,
+    pub(super) host: Option<Arc<Host>>,
+}
+
+/// A host's name, and the same written as a JSON string once for all the host's lines.
+pub(super) struct Host {
+    pub(super) name: Box<str>,
+    pub(super) json: String,
 }
 
 impl HostName<'_> {
     fn intern(&mut self, name: &str) {
-        let known = self.hosts.iter().find(|host| ***host == *name).cloned();
+        let known = self.hosts.iter().find(|host| *host.name == *name).cloned();
         self.host = Some(known.unwrap_or_else(|| {
-            let host: Arc<str> = Arc::from(name);
+            let mut json = String::new();
+            write_str(name, &mut json);
+            let host = Arc::new(Host {
+                name: name.into(),
+                json,
+            });
             self.hosts.push(host.clone());
             host
         }));

@@ -18,7 +18,7 @@ use tracing_core::span::Current;
 
 use super::SIM_HOST;
 use super::canonical::write_str;
-use super::fields::{CanonicalFields, FieldMap, HostName};
+use super::fields::{CanonicalFields, FieldMap, Host, HostName};
 use super::layout::LineLayout;
 use super::recorder::Recorder;
 use super::user_log::UserLog;
@@ -60,19 +60,19 @@ struct Spans {
     live: Vec<(u64, LiveSpan)>,
     entered: Vec<u64>,
     /// The host names seen, each once.
-    hosts: Vec<Arc<str>>,
+    hosts: Vec<Arc<Host>>,
 }
 
 struct LiveSpan {
     handles: usize,
     metadata: &'static Metadata<'static>,
     /// The host, for turmoil's `node` spans.
-    host: Option<Arc<str>>,
+    host: Option<Arc<Host>>,
 }
 
 impl Spans {
     /// The host of the innermost entered `node` span.
-    fn current_host(&self) -> Option<Arc<str>> {
+    fn current_host(&self) -> Option<Arc<Host>> {
         self.entered
             .iter()
             .rev()
@@ -149,9 +149,9 @@ impl RecorderSubscriber {
         line
     }
 
-    fn line(&self, event: &Event<'_>, host: Option<&str>) -> String {
+    fn line(&self, event: &Event<'_>, host: Option<&Host>) -> String {
         let layout = LineLayout::of(event.metadata());
-        let elapsed = self.elapsed(host);
+        let elapsed = self.elapsed(host.map(|host| &*host.name));
         // The recorder's buffers. tracing does not dispatch an event raised while another is
         // dispatched, so they are free; should that change, the inner event gets its own
         // rather than waiting on the lock forever.
@@ -166,7 +166,10 @@ impl RecorderSubscriber {
         line.push_str("{\"fields\":{");
         fields.write_into(&layout.keys, &mut line);
         line.push_str("},\"host\":");
-        write_str(host.unwrap_or(SIM_HOST), &mut line);
+        match host {
+            Some(host) => line.push_str(&host.json),
+            None => write_str(SIM_HOST, &mut line),
+        }
         line.push_str(&layout.level);
         push_decimal(
             &mut line,
@@ -238,7 +241,10 @@ impl Subscriber for RecorderSubscriber {
             let line = self.line(event, host.as_deref());
             self.recorder.push(line);
         } else {
-            eprintln!("{}", self.user_line(event, host.as_deref()));
+            eprintln!(
+                "{}",
+                self.user_line(event, host.as_ref().map(|host| &*host.name))
+            );
         }
     }
 
