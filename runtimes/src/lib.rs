@@ -32,6 +32,7 @@ mod step;
 mod store;
 mod stream;
 mod tck;
+mod thread_memo;
 mod truth;
 mod unserved;
 

@@ -11,13 +11,13 @@
 //! share an entry. Any other behaviour is named by its instance, which the entry holds so
 //! that no other behaviour can take its address while it is remembered.
 //!
-//! Each thread keeps its own few entries (sweeps run on several threads; no lock), the
-//! least recently used dropped first, so that a swarm sweep, which draws a personality per
-//! seed, holds no more than [`CAPACITY`] of them.
+//! Each thread keeps its own few entries ([`ThreadMemo`]), so that a swarm sweep, which
+//! draws a personality per seed, holds no more than [`CAPACITY`] of them.
 
 use super::{Lifecycle, probed};
 use crate::behaviour::Behaviour;
 use crate::personality::Personality;
+use crate::thread_memo::{ThreadMemo, recall_or};
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -26,52 +26,23 @@ use std::sync::Arc;
 /// built-ins, their stuck-in-submitted variants and the mesh's peers).
 const CAPACITY: usize = 32;
 
+/// A probed pair: the personality and the behaviour's identity.
+type Pair = (Personality, BehaviourIdentity);
+
 thread_local! {
-    /// This thread's entries, the most recently used last.
-    static REMEMBERED: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+    static REMEMBERED: RefCell<ThreadMemo<Pair, Lifecycle>> =
+        const { RefCell::new(ThreadMemo::new(CAPACITY)) };
 }
 
 /// The lifecycle of `personality` under `behaviour`: remembered if this thread probed the
 /// pair before, probed and remembered otherwise.
 pub(super) fn remembered(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
-    let found = REMEMBERED.with_borrow_mut(|entries| {
-        let index = entries
-            .iter()
-            .rposition(|entry| entry.answers(personality, &behaviour))?;
-        let entry = entries.remove(index);
-        let lifecycle = entry.lifecycle;
-        entries.push(entry);
-        Some(lifecycle)
-    });
-    if let Some(lifecycle) = found {
-        return lifecycle;
-    }
-    let identity = BehaviourIdentity::of(&behaviour);
-    let lifecycle = probed(personality, behaviour);
-    REMEMBERED.with_borrow_mut(|entries| {
-        if entries.len() == CAPACITY {
-            entries.remove(0);
-        }
-        entries.push(Entry {
-            personality: personality.clone(),
-            behaviour: identity,
-            lifecycle,
-        });
-    });
-    lifecycle
-}
-
-/// One probed pair and its answer.
-struct Entry {
-    personality: Personality,
-    behaviour: BehaviourIdentity,
-    lifecycle: Lifecycle,
-}
-
-impl Entry {
-    fn answers(&self, personality: &Personality, behaviour: &Arc<dyn Behaviour>) -> bool {
-        self.behaviour.names(behaviour) && self.personality == *personality
-    }
+    recall_or(
+        &REMEMBERED,
+        |(remembered, identity)| identity.names(&behaviour) && remembered == personality,
+        || (personality.clone(), BehaviourIdentity::of(&behaviour)),
+        || probed(personality, Arc::clone(&behaviour)),
+    )
 }
 
 /// What tells behaviours apart: two are the same only if they decide alike.
@@ -118,7 +89,7 @@ mod tests {
     }
 
     fn remembered_count() -> usize {
-        REMEMBERED.with_borrow(Vec::len)
+        REMEMBERED.with_borrow(ThreadMemo::len)
     }
 
     /// Resubscribes as its field says, whatever the personality.
@@ -200,15 +171,13 @@ mod tests {
 
     #[test]
     fn a_thread_remembers_at_most_its_capacity() {
-        let drawn = |index: usize| Personality {
-            name: format!("drawn-{index}"),
-            ..Personality::default()
-        };
         for index in 0..CAPACITY + 3 {
-            lifecycle(&drawn(index), knobs());
+            let drawn = Personality {
+                name: format!("drawn-{index}"),
+                ..Personality::default()
+            };
+            lifecycle(&drawn, knobs());
         }
         assert_eq!(remembered_count(), CAPACITY);
-        let oldest_left = REMEMBERED.with_borrow(|entries| entries[0].personality.name.clone());
-        assert_eq!(oldest_left, drawn(3).name);
     }
 }
