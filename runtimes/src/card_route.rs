@@ -1,16 +1,40 @@
 //! The Agent Card's route: the Card ([`crate::card`]) for the address the client used, in
 //! the dialect the request asks for where the personality shapes it by the `A2A-Version`
-//! header, with HTTP caching ([`crate::card_cache`]).
+//! header, with HTTP caching ([`crate::card_cache`]). A Card's text depends only on the
+//! personality, the dialects and the address, so each thread writes it once for those
+//! ([`ThreadMemo`]): every run of a sweep fetches the Card of the same few runtimes.
 
 use crate::card::agent_card;
 use crate::json_text::json_text;
+use crate::personality::Personality;
 use crate::store::Host;
+use crate::thread_memo::{ThreadMemo, recall_or};
 use crate::{card_cache, endpoint};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
-use meshsim_protocol::AgentInterface;
+use meshsim_protocol::{AgentInterface, Dialect};
+use std::cell::RefCell;
 use std::sync::Arc;
+
+/// Card texts a thread keeps: a sweep's runtimes in each dialect they serve.
+const CAPACITY: usize = 32;
+
+thread_local! {
+    static WRITTEN: RefCell<ThreadMemo<CardOf, Result<String, String>>> =
+        const { RefCell::new(ThreadMemo::new(CAPACITY)) };
+}
+
+/// What a Card's text depends on.
+struct CardOf {
+    personality: Personality,
+    /// The dialect the instance runs.
+    dialect: Dialect,
+    /// The dialect the Card is written in (the request's, under the v0.3 compatibility
+    /// layer).
+    served: Dialect,
+    url: String,
+}
 
 /// The Agent Card, pointing at the address the client used to reach it, with caching
 /// headers (`Last-Modified` when the instance began).
@@ -21,19 +45,11 @@ pub(crate) async fn serve(State(host): State<Arc<Host>>, headers: HeaderMap) -> 
         .unwrap_or("localhost");
     // A runtime with the v0.3 compatibility layer shapes its Card by the request's
     // `A2A-Version` (a2a-js 1.3: no header, a v0.3 Card), and says so in `Vary`.
-    let dialect = endpoint::serving_dialect(&host, &headers);
+    let served = endpoint::serving_dialect(&host, &headers);
     let url = format!("http://{authority}/");
-    let card = agent_card(&host.personality, dialect, &url);
-    match dialect.codec().encode_card(&card) {
-        Ok(encoded) => {
-            let mut value = encoded.value;
-            if dialect != host.dialect
-                && let (Some(fields), Some(interfaces)) =
-                    (value.as_object_mut(), every_interface(&host, &url))
-            {
-                fields.insert("supportedInterfaces".to_string(), interfaces);
-            }
-            let mut response = card_cache::respond(json_text(&value), host.started, &headers);
+    match card_text(&host, served, &url) {
+        Ok(text) => {
+            let mut response = card_cache::respond(text, host.started, &headers);
             if host.personality.v0_3_compat {
                 response
                     .headers_mut()
@@ -42,11 +58,49 @@ pub(crate) async fn serve(State(host): State<Arc<Host>>, headers: HeaderMap) -> 
             response
         }
         Err(problem) => {
-            let mut response = Response::new(Body::from(problem.to_string()));
+            let mut response = Response::new(Body::from(problem));
             *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
             response
         }
     }
+}
+
+/// The Card's JSON text in the `served` dialect, for `url`; why it cannot be written
+/// otherwise. Written once per thread for what it depends on ([`CardOf`]).
+fn card_text(host: &Host, served: Dialect, url: &str) -> Result<String, String> {
+    recall_or(
+        &WRITTEN,
+        |card: &CardOf| {
+            card.served == served
+                && card.dialect == host.dialect
+                && card.url == url
+                && card.personality == host.personality
+        },
+        || CardOf {
+            personality: host.personality.clone(),
+            dialect: host.dialect,
+            served,
+            url: url.to_string(),
+        },
+        || written_card(host, served, url),
+    )
+}
+
+/// The Card's JSON text, written afresh.
+fn written_card(host: &Host, served: Dialect, url: &str) -> Result<String, String> {
+    let card = agent_card(&host.personality, served, url);
+    let mut value = served
+        .codec()
+        .encode_card(&card)
+        .map_err(|problem| problem.to_string())?
+        .value;
+    if served != host.dialect
+        && let (Some(fields), Some(interfaces)) =
+            (value.as_object_mut(), every_interface(host, url))
+    {
+        fields.insert("supportedInterfaces".to_string(), interfaces);
+    }
+    Ok(json_text(&value))
 }
 
 /// The `supportedInterfaces` a2a-js 1.3 puts in its v0.3-shaped Card beside the v0.3 fields:
@@ -93,6 +147,51 @@ mod tests {
         let response = serve(State(host), headers).await;
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn a_remembered_card_is_the_freshly_written_one() {
+        let host = |personality: Personality, dialect| {
+            Host::new(
+                personality,
+                dialect,
+                Clock::fixed(Duration::ZERO),
+                0,
+                GroundTruth::new(),
+                Arc::new(Knobs),
+                None,
+            )
+        };
+        let python = builtin("python-correct").unwrap();
+        let mut renamed = python.clone();
+        renamed.card.name = "another agent".to_string();
+        let hosts = [
+            host(python.clone(), Dialect::V1_0),
+            host(renamed, Dialect::V1_0),
+            host(python, Dialect::V0_3),
+            host(builtin("a2a-js-1.3").unwrap(), Dialect::V1_0),
+        ];
+        let url = "http://agent:9/";
+        assert_ne!(
+            written_card(&hosts[0], Dialect::V1_0, url),
+            written_card(&hosts[1], Dialect::V1_0, url),
+            "two personalities that differ only in the Card's name have different Cards"
+        );
+        for _asked_again in 0..2 {
+            for host in &hosts {
+                for served in [Dialect::V1_0, Dialect::V0_3] {
+                    for url in [url, "http://agent-1:9/"] {
+                        assert_eq!(
+                            card_text(host, served, url),
+                            written_card(host, served, url),
+                            "{} {served:?} {url}",
+                            host.personality.name
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(WRITTEN.with_borrow(ThreadMemo::len), 16);
     }
 
     /// @a2a-js/sdk 1.3.0, measured: its v0.3-shaped Card (no `A2A-Version`) still carries
