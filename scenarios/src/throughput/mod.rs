@@ -135,8 +135,9 @@ fn by_clock(
     }
 }
 
-/// Tapes each seed's run, then times replaying the tapes `rounds` times by both clocks,
-/// against the same seeds simulated with fast-forward and with fixed steps.
+/// Tapes each seed's run, then times replaying the tapes `rounds` times by both clocks
+/// (after one untimed round), against the same seeds simulated with fast-forward and with
+/// fixed steps.
 pub fn floor_of(
     personality: &str,
     seeds: Range<u64>,
@@ -149,6 +150,10 @@ pub fn floor_of(
             simulated::tape_incident(personality, seed, Faults::Swarm, tick).map(|(s, _)| s)
         })
         .collect::<Result<Vec<Script>, _>>()?;
+    // One untimed round first, as the simulated batches have their warm-up runs.
+    for script in &scripts {
+        script.replay()?;
+    }
     let stopwatch = Stopwatch::start();
     for _ in 0..rounds.max(1) {
         for script in &scripts {
