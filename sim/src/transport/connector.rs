@@ -15,6 +15,7 @@ use tower::Service;
 use turmoil::net::TcpStream;
 
 use super::TimeoutIo;
+use meshsim_protocol::digits::push_decimal;
 use meshsim_trace::{ConnectOutcome, ErrorKind, TraceEvent};
 
 /// Dials turmoil TCP. Cheap to clone.
@@ -76,7 +77,11 @@ impl TurmoilConnector {
             } else {
                 80
             });
-        let target = format!("{host}:{port}");
+        // `host:port` for the trace, written without `format!` (one per exchange).
+        let mut target = String::with_capacity(host.len() + 6);
+        target.push_str(host);
+        target.push(':');
+        push_decimal(&mut target, u64::from(port));
         let attempt = TcpStream::connect((host.to_string(), port));
         match meshsim_time::timeout(self.connect_timeout, attempt).await {
             Ok(Ok(stream)) => {
