@@ -1,7 +1,9 @@
-use std::future::Future;
+use std::future::{self, poll_fn, Future};
 use std::mem;
-use std::pin::Pin;
-use std::sync::Arc;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 use rand::rngs::SmallRng;
 use tokio::runtime::Runtime;
@@ -62,6 +64,59 @@ pub struct Rt<'a> {
 
     /// Runtime configuration.
     config: Config,
+
+    /// Whether `local` may have tasks queued (see [`LocalWake`]).
+    local_wake: Arc<LocalWake>,
+}
+
+/// The waker a host's [`LocalSet`] is polled with: it records that the set
+/// was woken and passes the wake on to the `block_on` that polled it.
+///
+/// A `LocalSet` wakes the waker it was last polled with whenever a task of
+/// its own is scheduled from outside its tick (a message delivered to a
+/// socket, another host's task completing a `oneshot`, a timer, a task
+/// `tokio::spawn`ed on the host's runtime), and when its tick ran out of
+/// budget with tasks left. So while `woken` is false, nothing is queued in
+/// the set.
+struct LocalWake {
+    woken: AtomicBool,
+    block_on: Mutex<Option<Waker>>,
+}
+
+impl LocalWake {
+    /// Woken at first: a new set has its software spawned, with no wake.
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            woken: AtomicBool::new(true),
+            block_on: Mutex::new(None),
+        })
+    }
+
+    fn block_on(&self) -> std::sync::MutexGuard<'_, Option<Waker>> {
+        self.block_on
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn forward_to(&self, waker: &Waker) {
+        let mut block_on = self.block_on();
+        if !block_on.as_ref().is_some_and(|held| held.will_wake(waker)) {
+            *block_on = Some(waker.clone());
+        }
+    }
+}
+
+impl Wake for LocalWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        if let Some(waker) = self.block_on().as_ref() {
+            waker.wake_by_ref();
+        }
+    }
 }
 
 impl<'a> Rt<'a> {
@@ -80,6 +135,7 @@ impl<'a> Rt<'a> {
             nodename,
             handle: Some(handle),
             config,
+            local_wake: LocalWake::new(),
         }
     }
 
@@ -100,6 +156,7 @@ impl<'a> Rt<'a> {
             nodename,
             handle: Some(handle),
             config,
+            local_wake: LocalWake::new(),
         }
     }
 
@@ -139,19 +196,75 @@ impl<'a> Rt<'a> {
     // 4. The sleep finishes
     // 5. The runtime pauses
     //
+    // The sleep is polled with `block_on`'s own waker and the `LocalSet` with
+    // [`LocalWake`], in `run_until`'s order: the sleep first, then, if it is
+    // not over, the set's tick. `local_wake` is cleared just before each tick
+    // of the set, so afterwards it tells whether the set was woken since.
+    //
     // Returns whether the software has finished successfully or the error
     // that caused failure. Subsequent calls do not return the error as it is
     // expected to fail the simulation.
     pub(crate) fn tick(&mut self, duration: Duration) -> Result<bool> {
+        let local_wake = &self.local_wake;
+        let set_waker = Waker::from(local_wake.clone());
+        let local = &self.local;
         self.tokio.block_on(async {
-            self.local
-                .run_until(async {
-                    sleep(duration).await;
-                })
-                .await
+            let mut nap = pin!(sleep(duration));
+            let mut set = pin!(local.run_until(future::pending::<()>()));
+            poll_fn(|cx| {
+                if nap.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(());
+                }
+                local_wake.forward_to(cx.waker());
+                local_wake.woken.store(false, Ordering::Release);
+                let _ = set.as_mut().poll(&mut Context::from_waker(&set_waker));
+                Poll::Pending
+            })
+            .await
         });
 
-        // pull for software completion
+        self.software_finished()
+    }
+
+    /// Whether a tick would run nothing: no task is queued, in the
+    /// `LocalSet` (see [`LocalWake`]) or in the runtime's global queue
+    /// (`tokio::spawn`ed tasks woken from outside the runtime, as by a
+    /// delivery or another host).
+    ///
+    /// Tasks `tokio::spawn`ed on the runtime and woken from inside it go to
+    /// its local queue, which cannot be seen from here. Between ticks that
+    /// happens only when a timer falls due in the final park of a tick, at
+    /// the tick's end: the caller of [`Rt::tick_idle`] must know no timer
+    /// falls due then.
+    pub(crate) fn is_idle(&self) -> bool {
+        !self.local_wake.woken.load(Ordering::Acquire)
+            && self.tokio.metrics().global_queue_depth() == 0
+    }
+
+    /// What [`Rt::tick`] does when no task is queued and no timer falls due
+    /// up to the tick's end, without running the `LocalSet`: advance the
+    /// paused clock by `duration` (rounded up to a whole millisecond, as the
+    /// tick's sleep would) and take the scheduler's loop round as often as an
+    /// idle tick does.
+    ///
+    /// The turns matter: the runtime counts them and takes a task from its
+    /// global queue before its local one every 31st turn, so an idle tick
+    /// left out would change the order of later tasks. An idle tick takes
+    /// two: every tick ends with its sleep's wake, made inside the runtime,
+    /// which marks the time driver woken; so the next tick's first park
+    /// only clears that mark and the second advances the clock. Here each
+    /// yield is one turn, and the wake that ends it leaves the same mark.
+    pub(crate) fn tick_idle(&mut self, duration: Duration) -> Result<bool> {
+        let whole_ms = Duration::from_millis(duration.as_nanos().div_ceil(1_000_000) as u64);
+        self.tokio.block_on(async {
+            tokio::time::advance(whole_ms).await;
+            tokio::task::yield_now().await;
+        });
+        self.software_finished()
+    }
+
+    // Polls for software completion.
+    fn software_finished(&mut self) -> Result<bool> {
         match &self.handle {
             Some(handle) if handle.is_finished() => {
                 // Consume handle to extract task result
@@ -208,6 +321,7 @@ impl<'a> Rt<'a> {
 
         _ = mem::replace(&mut self.tokio, tokio);
         drop(mem::replace(&mut self.local, local));
+        self.local_wake = LocalWake::new();
     }
 }
 

@@ -445,6 +445,30 @@ impl<'a> Sim<'a> {
     ///
     /// Returns whether or not all clients have completed.
     pub fn step_by(&mut self, duration: Duration) -> Result<bool> {
+        self.step_with(duration, Hosts::All)
+    }
+
+    /// [`Sim::step_by`] for a step in which the caller knows that no timer of
+    /// any host falls due, up to and including the step's end, and none fell
+    /// due at the end of the step before (timers due at the end of a tick
+    /// fire in its last park, after which the tick returns, leaving the tasks
+    /// they woke for the next tick). Turmoil's own timers count: a message a
+    /// host sends to itself is delivered by a timer one tick later.
+    ///
+    /// In such a step a host with no task queued after its messages are
+    /// delivered would run nothing, so its runtime is not run: its clock
+    /// advances by `duration` and its scheduler takes the one turn an idle
+    /// tick takes, and the step is the same as with [`Sim::step_by`]. A
+    /// host runs as usual if a task of its own is woken, by a delivery,
+    /// another host (a `oneshot` completed across hosts, as TCP's connect
+    /// is) or anything else outside it.
+    ///
+    /// Returns whether or not all clients have completed.
+    pub fn step_by_quiet(&mut self, duration: Duration) -> Result<bool> {
+        self.step_with(duration, Hosts::Busy)
+    }
+
+    fn step_with(&mut self, duration: Duration, hosts: Hosts) -> Result<bool> {
         tracing::trace!(target: TRACING_TARGET, "step {}", self.steps);
 
         let tick = duration;
@@ -480,14 +504,19 @@ impl<'a> Sim<'a> {
                     ..
                 } = world.deref_mut();
                 topology.deliver_messages(rng, hosts.get_mut(&addr).expect("missing host"));
+            }
 
+            let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
+                rt.tick_idle(tick)?
+            } else {
+                let mut world = self.world.borrow_mut();
                 // Set the current host (see method docs)
                 world.current = Some(addr);
 
                 world.current_host_mut().timer.now(rt.now());
-            }
-
-            let is_software_finished = World::enter(&self.world, || rt.tick(tick))?;
+                drop(world);
+                World::enter(&self.world, || rt.tick(tick))?
+            };
 
             if rt.is_client() {
                 is_finished = is_finished && is_software_finished;
@@ -519,6 +548,15 @@ impl<'a> Sim<'a> {
 
         Ok(is_finished)
     }
+}
+
+/// Which hosts with running software a step runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hosts {
+    /// Every one ([`Sim::step_by`]).
+    All,
+    /// Those with a task queued ([`Sim::step_by_quiet`]).
+    Busy,
 }
 
 #[cfg(test)]
@@ -1372,6 +1410,181 @@ mod test {
         assert_eq!(sim.next_delivery(), None);
         sim.bounce("server");
         assert_eq!(sim.next_delivery(), Some(Duration::ZERO));
+        Ok(())
+    }
+
+    /// How a simulation is stepped in the quiet-step tests.
+    #[derive(Clone, Copy, Debug)]
+    enum Stepping {
+        Every,
+        Quiet,
+    }
+
+    fn step_as(sim: &mut Sim<'_>, stepping: Stepping) -> Result<bool> {
+        match stepping {
+            Stepping::Every => sim.step(),
+            Stepping::Quiet => sim.step_by_quiet(sim.config.tick),
+        }
+    }
+
+    /// The client connects over TCP; its `connect` is completed by the server's `accept`, in
+    /// the server's tick, through a `oneshot`: nothing is delivered to the client. Returns
+    /// when the client was connected, by its own clock, and when the simulation ended.
+    fn connect_run(stepping: Stepping) -> Result<(Duration, Duration)> {
+        let connected = Rc::new(std::cell::Cell::new(Duration::ZERO));
+        let mut sim = Builder::new().rng_seed(7).build();
+        sim.host("server", || async {
+            let listener = TcpListener::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 80)).await?;
+            loop {
+                let _ = listener.accept().await?;
+            }
+        });
+        let seen = connected.clone();
+        sim.client("client", async move {
+            let start = Instant::now();
+            let _stream = TcpStream::connect("server:80").await?;
+            seen.set(start.elapsed());
+            Ok(())
+        });
+        let mut steps = 0;
+        while !step_as(&mut sim, stepping)? {
+            steps += 1;
+            assert!(steps < 1_000, "the client never connected");
+        }
+        Ok((connected.get(), sim.elapsed()))
+    }
+
+    #[test]
+    fn a_quiet_step_runs_a_host_woken_by_another_host() -> Result {
+        let every = connect_run(Stepping::Every)?;
+        assert!(every.0 > Duration::ZERO);
+        assert_eq!(connect_run(Stepping::Quiet)?, every);
+        Ok(())
+    }
+
+    /// The server's software `tokio::spawn`s a task that waits for a datagram and reads its
+    /// clock when it comes (the client sends it after `idle` steps); the rest of the server
+    /// waits forever. Returns the server's clock at the datagram and the simulation's.
+    fn spawned_receiver_run(stepping: Stepping, idle: usize) -> Result<(Duration, Duration)> {
+        let received = Arc::new(Mutex::new(None));
+        let mut sim = Builder::new().rng_seed(7).build();
+        let seen = received.clone();
+        sim.host("server", move || {
+            let seen = seen.clone();
+            async move {
+                let start = Instant::now();
+                tokio::spawn(async move {
+                    let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1)).await?;
+                    socket.recv_from(&mut [0; 8]).await?;
+                    *seen.lock().unwrap() = Some(start.elapsed());
+                    Ok::<_, std::io::Error>(())
+                });
+                future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"ping", "server:1").await?;
+            Ok(())
+        });
+        sim.hold("client", "server");
+        for _ in 0..idle {
+            step_as(&mut sim, stepping)?;
+        }
+        sim.release("client", "server");
+        for _ in 0..1_000 {
+            if let Some(at) = *received.lock().unwrap() {
+                return Ok((at, sim.elapsed()));
+            }
+            step_as(&mut sim, stepping)?;
+        }
+        panic!("the server's spawned task never received the datagram");
+    }
+
+    #[test]
+    fn a_quiet_step_runs_a_spawned_task_woken_by_a_delivery() -> Result {
+        let every = spawned_receiver_run(Stepping::Every, 3)?;
+        assert_eq!(spawned_receiver_run(Stepping::Quiet, 3)?, every);
+        Ok(())
+    }
+
+    #[test]
+    fn a_host_left_out_of_quiet_steps_reads_the_time_it_would_have() -> Result {
+        let every = spawned_receiver_run(Stepping::Every, 40)?;
+        // 40 held ticks of 1 ms, then the delivery, all on the server's own clock.
+        assert!(every.0 >= Duration::from_millis(40), "{every:?}");
+        assert_eq!(spawned_receiver_run(Stepping::Quiet, 40)?, every);
+        Ok(())
+    }
+
+    /// Two `tokio::spawn`ed tasks of the server become ready in the same tick: one woken by a
+    /// delivery (the runtime's global queue), one by the server's `LocalSet` task (its local
+    /// queue). The runtime takes from its global queue first on every 31st turn of its loop,
+    /// so which runs first depends on how many turns the server's runtime took before: one
+    /// per idle tick. Returns the order they ran in.
+    fn two_queues_run(stepping: Stepping, idle: usize) -> Result<Vec<&'static str>> {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut sim = Builder::new().rng_seed(7).build();
+        let ran = order.clone();
+        sim.host("server", move || {
+            let ran = ran.clone();
+            async move {
+                let by_delivery = ran.clone();
+                tokio::spawn(async move {
+                    let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1)).await?;
+                    socket.recv_from(&mut [0; 8]).await?;
+                    by_delivery.lock().unwrap().push("global queue");
+                    Ok::<_, std::io::Error>(())
+                });
+                let notify = Arc::new(tokio::sync::Notify::new());
+                let notified = notify.clone();
+                let by_host = ran.clone();
+                tokio::spawn(async move {
+                    notified.notified().await;
+                    by_host.lock().unwrap().push("local queue");
+                });
+                let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 2)).await?;
+                socket.recv_from(&mut [0; 8]).await?;
+                notify.notify_one();
+                future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"one", "server:1").await?;
+            socket.send_to(b"two", "server:2").await?;
+            Ok(())
+        });
+        sim.hold("client", "server");
+        for _ in 0..idle {
+            step_as(&mut sim, stepping)?;
+        }
+        sim.release("client", "server");
+        for _ in 0..1_000 {
+            if order.lock().unwrap().len() == 2 {
+                return Ok(order.lock().unwrap().clone());
+            }
+            step_as(&mut sim, stepping)?;
+        }
+        panic!("the server's tasks never both ran");
+    }
+
+    #[test]
+    fn a_host_left_out_of_quiet_steps_keeps_its_runtimes_turns() -> Result {
+        let mut orders = std::collections::BTreeSet::new();
+        for idle in 1..=31 {
+            let every = two_queues_run(Stepping::Every, idle)?;
+            assert_eq!(
+                two_queues_run(Stepping::Quiet, idle)?,
+                every,
+                "after {idle} idle steps"
+            );
+            orders.insert(every);
+        }
+        // Both orders occur, so the comparison above can fail.
+        assert_eq!(orders.len(), 2, "{orders:?}");
         Ok(())
     }
 }
