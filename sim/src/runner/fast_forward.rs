@@ -34,6 +34,17 @@ pub(super) fn idle_steps(now: Duration, tick: Duration, upcoming: Upcoming) -> u
     before_hosts.min(before_runner).max(1)
 }
 
+/// Whether a step ending at `end` may leave out its idle hosts (turmoil's
+/// `Sim::step_by_quiet`): no host timer falls due up to its end, given the earliest live one.
+///
+/// A timer that fell due at the end of the step before is still live (its deadline leaves the
+/// registry when its task polls it), so this also rules out the step after it. A timer's
+/// deadline is placed in simulated time from its host's clock, which turmoil moves in whole
+/// milliseconds; one millisecond of margin covers its rounding.
+pub(super) fn quiet_step(end: Duration, next_timer: Option<Duration>) -> bool {
+    next_timer.is_none_or(|at| at > end + Duration::from_millis(1))
+}
+
 /// How many steps from `now` it takes for a step to end at or after `at`.
 fn steps_to_reach(now: Duration, tick: Duration, at: Duration) -> u32 {
     let ahead = at.saturating_sub(now).as_nanos();
@@ -84,6 +95,16 @@ mod tests {
         assert_eq!(idle(Some(110), None), 1);
         assert_eq!(idle(None, Some(105)), 1);
         assert_eq!(idle(None, Some(100)), 1);
+    }
+
+    #[test]
+    fn a_step_is_quiet_only_with_every_timer_past_its_end() {
+        assert!(quiet_step(ms(110), None));
+        assert!(quiet_step(ms(110), Some(ms(112))));
+        assert!(!quiet_step(ms(110), Some(ms(111))));
+        assert!(!quiet_step(ms(110), Some(ms(110))));
+        // Fell due at an earlier step's end and not yet polled.
+        assert!(!quiet_step(ms(110), Some(ms(100))));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::apply::World;
 use super::config::RunConfig;
-use super::fast_forward::{Upcoming, idle_steps};
+use super::fast_forward::{Upcoming, idle_steps, quiet_step};
 use super::nodes::{panic_message, register_nodes};
 use super::record::{Reports, Run, RunRecord};
 use super::runner::{CheckPoint, Phase, RunError, Runner};
@@ -151,10 +151,22 @@ impl Runner {
                 1
             };
             let step = config.tick * steps;
+            // A quiet step runs only the hosts with a task queued (see `quiet_step`).
+            let quiet = config.fast_forward
+                && !config.random_node_order
+                && started
+                && !acted
+                && quiet_step(now + step, deadlines.next());
             time.set_stepping(true);
             // Turmoil panics on some overloads (e.g. an accept backlog beyond `tcp_capacity`):
             // report that as a failed run instead of unwinding through the caller.
-            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| world.sim.step_by(step)));
+            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                if quiet {
+                    world.sim.step_by_quiet(step)
+                } else {
+                    world.sim.step_by(step)
+                }
+            }));
             steps_taken += 1;
             time.set_stepping(false);
             clients_done = match stepped {
