@@ -6,6 +6,9 @@
 //! a safety check, the run's end). Merging a stretch of idle steps into one
 //! `Sim::step_by` changes nothing: every timer still fires at its own instant, and the run
 //! lands back on the same grid of steps before the next thing happens.
+//!
+//! A step that is not idle may still be quiet ([`quiet_step`]): no host timer falls due in it,
+//! so turmoil's `Sim::step_by_quiet` runs only the hosts that have a task queued.
 
 use std::time::Duration;
 
