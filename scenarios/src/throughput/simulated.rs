@@ -73,7 +73,7 @@ pub fn run_incident(
 const WARM_UP_RUNS: usize = 20;
 
 /// Runs the incident for every seed of `seeds`, `rounds` times over, and times it all by
-/// both clocks, after [`WARM_UP_RUNS`] untimed runs of the same seeds.
+/// both clocks, after 20 untimed runs of the same seeds (`WARM_UP_RUNS`).
 pub fn simulate(
     personality: &str,
     seeds: Range<u64>,

@@ -60,7 +60,7 @@ pub struct Lifecycle {
 /// cannot be told from a new one.
 ///
 /// The answer depends on nothing else, so each thread probes a pair once and then
-/// remembers it ([`memo`]).
+/// remembers it (`memo`).
 pub fn lifecycle(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
     memo::remembered(personality, behaviour)
 }
