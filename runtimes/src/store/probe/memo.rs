@@ -11,38 +11,39 @@
 //! share an entry. Any other behaviour is named by its instance, which the entry holds so
 //! that no other behaviour can take its address while it is remembered.
 //!
-//! Each thread keeps its own few entries ([`ThreadMemo`]), so that a swarm sweep, which
-//! draws a personality per seed, holds no more than [`CAPACITY`] of them.
+//! Each thread keeps its own few entries (the `ThreadMemo` in [`super::lifecycle`]), so that
+//! a swarm sweep, which draws a personality per seed, holds no more than [`CAPACITY`] of
+//! them. This module says what an entry is kept under ([`ProbedPair`]); the memo itself
+//! lives beside the probe it saves.
 
-use super::{Lifecycle, probed};
 use crate::behaviour::Behaviour;
 use crate::personality::Personality;
-use crate::thread_memo::{ThreadMemo, recall_or};
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Entries a thread keeps: more than one seed of the default matrix asks for (the
 /// built-ins, their stuck-in-submitted variants and the mesh's peers).
-const CAPACITY: usize = 32;
+pub(super) const CAPACITY: usize = 32;
 
-/// A probed pair: the personality and the behaviour's identity.
-type Pair = (Personality, BehaviourIdentity);
-
-thread_local! {
-    static REMEMBERED: RefCell<ThreadMemo<Pair, Lifecycle>> =
-        const { RefCell::new(ThreadMemo::new(CAPACITY)) };
+/// What a probed lifecycle is kept under: the personality and the behaviour's identity.
+pub(super) struct ProbedPair {
+    personality: Personality,
+    behaviour: BehaviourIdentity,
 }
 
-/// The lifecycle of `personality` under `behaviour`: remembered if this thread probed the
-/// pair before, probed and remembered otherwise.
-pub(super) fn remembered(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
-    recall_or(
-        &REMEMBERED,
-        |(remembered, identity)| identity.names(&behaviour) && remembered == personality,
-        || (personality.clone(), BehaviourIdentity::of(&behaviour)),
-        || probed(personality, Arc::clone(&behaviour)),
-    )
+impl ProbedPair {
+    /// The pair `personality` and `behaviour` make.
+    pub(super) fn of(personality: &Personality, behaviour: &Arc<dyn Behaviour>) -> Self {
+        Self {
+            personality: personality.clone(),
+            behaviour: BehaviourIdentity::of(behaviour),
+        }
+    }
+
+    /// Whether this is the pair `personality` and `behaviour` make.
+    pub(super) fn is(&self, personality: &Personality, behaviour: &Arc<dyn Behaviour>) -> bool {
+        self.behaviour.names(behaviour) && &self.personality == personality
+    }
 }
 
 /// What tells behaviours apart: two are the same only if they decide alike.
@@ -78,11 +79,13 @@ fn stateless_type(behaviour: &Arc<dyn Behaviour>) -> Option<TypeId> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{REMEMBERED, probed};
     use super::*;
     use crate::behaviour::{Knobs, TaskFacts};
     use crate::builtin::builtin;
     use crate::lifecycle;
     use crate::personality::Resubscribe;
+    use crate::thread_memo::ThreadMemo;
 
     fn knobs() -> Arc<dyn Behaviour> {
         Arc::new(Knobs)

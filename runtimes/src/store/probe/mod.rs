@@ -10,8 +10,11 @@ use super::shaping::asserted;
 use crate::behaviour::Behaviour;
 use crate::personality::Personality;
 use crate::step::TurnStep;
+use crate::thread_memo::{ThreadMemo, recall_or};
 use crate::truth::Origin;
+use memo::ProbedPair;
 use meshsim_protocol::{Dialect, ErrorCode, Message, Role, TaskState};
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,7 +65,18 @@ pub struct Lifecycle {
 /// The answer depends on nothing else, so each thread probes a pair once and then
 /// remembers it (`memo`).
 pub fn lifecycle(personality: &Personality, behaviour: Arc<dyn Behaviour>) -> Lifecycle {
-    memo::remembered(personality, behaviour)
+    recall_or(
+        &REMEMBERED,
+        |pair| pair.is(personality, &behaviour),
+        || ProbedPair::of(personality, &behaviour),
+        || probed(personality, Arc::clone(&behaviour)),
+    )
+}
+
+thread_local! {
+    /// The lifecycles this thread probed, under the pair each was probed for.
+    static REMEMBERED: RefCell<ThreadMemo<ProbedPair, Lifecycle>> =
+        const { RefCell::new(ThreadMemo::new(memo::CAPACITY)) };
 }
 
 /// [`lifecycle`], probed afresh.
