@@ -19,6 +19,7 @@ use tracing_core::span::Current;
 use super::SIM_HOST;
 use super::canonical::write_str;
 use super::fields::{CanonicalFields, FieldMap, Host, HostName};
+use super::interest::keep_recorded_callsites_wanted;
 use super::layout::LineLayout;
 use super::recorder::Recorder;
 use super::user_log::UserLog;
@@ -35,6 +36,7 @@ impl Recorder {
 
     /// Makes this recorder's subscriber the current thread's default until the guard drops.
     pub fn install(&self) -> DefaultGuard {
+        keep_recorded_callsites_wanted(is_wanted);
         tracing::subscriber::set_default(self.subscriber())
     }
 }
@@ -98,6 +100,11 @@ fn is_node_span(meta: &Metadata<'_>) -> bool {
 
 fn is_recorded(meta: &Metadata<'_>) -> bool {
     meta.target().starts_with("meshsim") || is_node_span(meta)
+}
+
+/// What the subscriber takes: events and spans it records, and a user's events it prints.
+fn is_wanted(meta: &Metadata<'_>) -> bool {
+    is_recorded(meta) || is_user_logged(meta)
 }
 
 /// A user's event that [`UserLog`] prints (never recorded).
@@ -182,7 +189,7 @@ impl RecorderSubscriber {
 
 impl Subscriber for RecorderSubscriber {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if is_recorded(meta) || is_user_logged(meta) {
+        if is_wanted(meta) {
             Interest::always()
         } else {
             Interest::never()
@@ -190,7 +197,7 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn enabled(&self, meta: &Metadata<'_>) -> bool {
-        is_recorded(meta) || is_user_logged(meta)
+        is_wanted(meta)
     }
 
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
