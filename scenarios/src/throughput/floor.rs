@@ -1,7 +1,10 @@
 //! The protocol floor: a run's wire exchange (taped from the simulated run itself) replayed
 //! with no network at all. Each Card, request and answer is encoded by the dialect's codec
-//! and serialised, then parsed and decoded again; stream events go through SSE framing and
-//! the incremental SSE parser; every reported task state goes through the consumer's
+//! and serialised, then parsed and decoded again the way the code under test reads it (a
+//! request as the runtime's endpoint does, an answer as the consumer's client does: from the
+//! text into a borrowed [`Json`] tree; a Card as the consumer's discovery does, through a
+//! `serde_json::Value`, which dialect detection needs); stream events go through SSE framing
+//! and the incremental SSE parser; every reported task state goes through the consumer's
 //! [`TaskLedger`]. What a run costs beyond this is the price of simulating it.
 
 use super::http_message::HttpMessage;
@@ -11,7 +14,7 @@ use meshsim_consumer::ledger::{
 };
 use meshsim_protocol::sse::SseParser;
 use meshsim_protocol::{
-    AgentCard, Dialect, Method, RpcRequest, RpcResponse, RpcResult, StreamEvent, sse,
+    AgentCard, Dialect, Json, Method, RpcRequest, RpcResponse, RpcResult, StreamEvent, sse,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -132,9 +135,9 @@ impl Script {
                 } => {
                     let encoded = codec.encode_request(request).map_err(|e| e.to_string())?;
                     let wire = serde_json::to_vec(&encoded.value).map_err(|e| e.to_string())?;
-                    let json: Value = serde_json::from_slice(&wire).map_err(|e| e.to_string())?;
+                    let json = Json::parse(&wire).map_err(|e| e.to_string())?;
                     let method = codec
-                        .decode_request(&json)
+                        .read_request(&json)
                         .map_err(|e| e.to_string())?
                         .request
                         .method();
@@ -147,18 +150,20 @@ impl Script {
                             .map_err(|e| e.to_string())?;
                         let text =
                             serde_json::to_string(&encoded.value).map_err(|e| e.to_string())?;
-                        let json: Value = if *streamed {
+                        let event;
+                        let data = if *streamed {
                             parser.push(sse::frame(&text).as_bytes());
-                            let event = parser
+                            event = parser
                                 .next_event()
                                 .ok_or("a framed event did not parse back")?
                                 .map_err(|e| e.to_string())?;
-                            serde_json::from_str(&event.data).map_err(|e| e.to_string())?
+                            &event.data
                         } else {
-                            serde_json::from_str(&text).map_err(|e| e.to_string())?
+                            &text
                         };
+                        let json = Json::parse_str(data).map_err(|e| e.to_string())?;
                         let decoded = codec
-                            .decode_response(&json, Some(method))
+                            .read_response(&json, Some(method))
                             .map_err(|e| e.to_string())?;
                         count.answers += 1;
                         let at = |kind| EventRef {
