@@ -122,7 +122,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for line in run
         .trace
         .lines()
-        .iter()
         .filter(|line| TraceLine::parse(line).is_some_and(|read| shown(&read.event)))
     {
         println!("{line}");

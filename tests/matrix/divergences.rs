@@ -261,8 +261,7 @@ fn an_illegal_step_is_dated_when_the_consumer_applied_it() {
     let trace = result.trace.as_ref().expect("kept");
     let applied_at: Vec<u64> = trace
         .lines()
-        .iter()
-        .filter_map(|line| TraceLine::parse_applied(line))
+        .filter_map(TraceLine::parse_applied)
         .filter(|(_, applied)| Some(applied.task.as_ref()) == illegal.task.as_deref())
         .map(|(micros, _)| micros / 1000)
         .collect();
@@ -306,8 +305,7 @@ fn a_double_apply_is_dated_when_the_consumer_applied_the_state_again() {
         .as_ref()
         .expect("kept")
         .lines()
-        .iter()
-        .filter_map(|line| TraceLine::parse_applied(line))
+        .filter_map(TraceLine::parse_applied)
         .filter(|(_, applied)| applied.task == task)
         .find_map(|(micros, event)| {
             applied.push(event.state);

@@ -34,8 +34,7 @@ fn request_paths(result: &RunResult) -> Vec<String> {
     let trace = result.trace.as_ref().expect("kept");
     trace
         .lines()
-        .iter()
-        .filter_map(|line| TraceLine::parse(line))
+        .filter_map(TraceLine::parse)
         .filter_map(|line| match line.event {
             TraceEvent::Request { path, .. } => Some(path.into_owned()),
             _ => None,
@@ -129,8 +128,7 @@ fn over_http_json_the_incident_completes_and_refusals_are_traced() {
     let trace = result.trace.as_ref().expect("kept");
     let refusals: Vec<(String, i64)> = trace
         .lines()
-        .iter()
-        .filter_map(|line| TraceLine::parse(line))
+        .filter_map(TraceLine::parse)
         .filter_map(|line| match line.event {
             TraceEvent::ErrorAnswered { method, code, .. } => Some((method.into_owned(), code)),
             _ => None,

@@ -60,8 +60,8 @@ fn run_traced(spec: &RunSpec) -> (RunResult, Vec<TraceLine>) {
         ..RunOptions::default()
     };
     let result = run(spec, &options).expect("the run is carried out");
-    let lines = (result.trace.as_ref().expect("kept").lines().iter())
-        .filter_map(|line| TraceLine::parse(line))
+    let lines = (result.trace.as_ref().expect("kept").lines())
+        .filter_map(TraceLine::parse)
         .collect();
     (result, lines)
 }

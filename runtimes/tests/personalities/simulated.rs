@@ -30,7 +30,7 @@ fn simulate(name: &'static str, dialect: Dialect, seed: u64) -> Vec<String> {
         Ok(())
     });
     let run = runner.run().expect("the simulation runs");
-    run.trace.lines().to_vec()
+    run.trace.lines().map(String::from).collect()
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn crash_through_sidecar(seed: u64) -> (Vec<String>, Vec<meshsim_runtimes::TaskT
         Ok(())
     });
     let run = runner.run().expect("the simulation runs");
-    (run.trace.lines().to_vec(), truth.tasks())
+    (run.trace.lines().map(String::from).collect(), truth.tasks())
 }
 
 #[test]

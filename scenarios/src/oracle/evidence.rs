@@ -58,9 +58,8 @@ impl Evidence<'_> {
         let task_field = format!("\"task\":{}", serde_json::to_string(task).ok()?);
         self.trace
             .lines()
-            .iter()
             .filter(|line| line.contains(&task_field))
-            .filter_map(|line| TraceLine::parse_applied(line))
+            .filter_map(TraceLine::parse_applied)
             .find(|(_, applied)| {
                 applied.job == job
                     && applied.task == task
@@ -121,10 +120,7 @@ impl Evidence<'_> {
 
     /// The consumers' trace lines, in the order they happened.
     fn consumer_lines(&self) -> impl Iterator<Item = TraceLine> + '_ {
-        self.trace
-            .lines()
-            .iter()
-            .filter_map(|line| TraceLine::parse_consumer(line))
+        self.trace.lines().filter_map(TraceLine::parse_consumer)
     }
 
     pub(super) fn records(&self, host: &str, task: &str) -> Vec<TaskTruth> {

@@ -125,11 +125,6 @@ impl CanonicalFields {
         self.visits = 0;
     }
 
-    /// The length of the fields' JSON text, without names and separators.
-    pub(super) fn values_len(&self) -> usize {
-        self.text.len()
-    }
-
     /// Appends the fields to `out` as the inside of a canonical JSON object, in the order of
     /// `keys` (sorted by name), and for a name given twice, its value visited last (as a map
     /// of the fields would keep it).
@@ -230,7 +225,7 @@ mod tests {
             "twice": 2, "quoted": "\"a\\\"b\""
         }));
         let trace = recorder.trace();
-        let line = &trace.lines()[0];
+        let line = trace.lines().next().expect("one line");
         let fields = line
             .strip_prefix("{\"fields\":")
             .and_then(|rest| rest.split_once(",\"host\":"))
@@ -260,7 +255,6 @@ mod tests {
         let fields: Vec<String> = recorder
             .trace()
             .lines()
-            .iter()
             .filter_map(|line| {
                 line.split_once(",\"host\"")
                     .map(|(fields, _)| fields.to_string())

@@ -325,7 +325,7 @@ fn every_event_reads_back_as_itself() {
     let mut kinds: Vec<&str> = events.iter().map(kind).collect();
     kinds.dedup();
     assert_eq!(kinds.len(), 39, "a sample of every kind but unrecognised");
-    for (at, (line, event)) in trace.lines().iter().zip(&events).enumerate() {
+    for (at, (line, event)) in trace.lines().zip(&events).enumerate() {
         let read = TraceLine::parse(line).expect("a recorded line is a JSON object");
         assert_eq!(&read.event, event, "{line}");
         assert_eq!(read.t_us, at as u64 * 1000);
@@ -345,7 +345,7 @@ fn an_applied_line_keeps_the_field_names_the_hashes_were_taken_over() {
             .emit();
     }
     let trace = recorder.trace();
-    let line = &trace.lines()[0];
+    let line = trace.lines().next().expect("one line");
     assert_eq!(
         line,
         r#"{"fields":{"connection":1,"event":"applied","from":"submitted","index":1,"job":"j","state":"working","task":"t"},"host":"sim","level":"INFO","t_us":0,"target":"meshsim::consumer"}"#

@@ -156,7 +156,8 @@ impl RecorderSubscriber {
         line
     }
 
-    fn line(&self, event: &Event<'_>, host: Option<&Host>) -> String {
+    /// Records `event`'s canonical line, written directly into the recorder's lines.
+    fn record_line(&self, event: &Event<'_>, host: Option<&Host>) {
         let layout = LineLayout::of(event.metadata());
         let elapsed = self.elapsed(host.map(|host| &*host.name));
         // The recorder's buffers. tracing does not dispatch an event raised while another is
@@ -167,23 +168,19 @@ impl RecorderSubscriber {
         let fields = scratch.as_deref_mut().unwrap_or(&mut own);
         fields.reset(event.metadata().fields().len());
         event.record(fields);
-        // The canonical line, written directly: keys in bytewise order at both levels. The
-        // fields' names, the host, level, time and target take well under 256 bytes.
-        let mut line = String::with_capacity(fields.values_len() + 256);
-        line.push_str("{\"fields\":{");
-        fields.write_into(&layout.keys, &mut line);
-        line.push_str("},\"host\":");
-        match host {
-            Some(host) => line.push_str(&host.json),
-            None => write_str(SIM_HOST, &mut line),
-        }
-        line.push_str(&layout.level);
-        push_decimal(
-            &mut line,
-            u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-        );
-        line.push_str(&layout.target);
-        line
+        // The canonical line, written directly: keys in bytewise order at both levels.
+        self.recorder.push_with(|line| {
+            line.push_str("{\"fields\":{");
+            fields.write_into(&layout.keys, line);
+            line.push_str("},\"host\":");
+            match host {
+                Some(host) => line.push_str(&host.json),
+                None => write_str(SIM_HOST, line),
+            }
+            line.push_str(&layout.level);
+            push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
+            line.push_str(&layout.target);
+        });
     }
 }
 
@@ -245,8 +242,7 @@ impl Subscriber for RecorderSubscriber {
             }
         };
         if recorded {
-            let line = self.line(event, host.as_deref());
-            self.recorder.push(line);
+            self.record_line(event, host.as_deref());
         } else {
             eprintln!(
                 "{}",

@@ -26,7 +26,7 @@ fn scenario() {
         .expect("the other thread runs");
     shared_callsite(1);
     drop(guard);
-    let lines = recorder.take_trace().lines().to_vec();
+    let lines: Vec<String> = recorder.take_trace().lines().map(String::from).collect();
     assert_eq!(lines.len(), 1, "the recording thread's event: {lines:?}");
     assert!(lines[0].contains("\"round\":1"), "{lines:?}");
 }

@@ -282,7 +282,7 @@ fn the_trace_file_holds_the_same_lines_and_hash() {
     let written = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     let lines: Vec<&str> = written.lines().collect();
-    assert_eq!(lines, run.trace.lines());
+    assert_eq!(lines, run.trace.lines().collect::<Vec<_>>());
     assert_eq!(TraceHash::of_lines(lines), run.record.trace_hash);
 }
 

@@ -22,7 +22,10 @@ fn printed_swarm_plans_replay_to_the_same_trace_hash() {
 
         assert_eq!(replayed.record.plan, swarm.plan);
         assert_eq!(drawn.record.trace_hash, replayed.record.trace_hash);
-        assert_eq!(drawn.trace.lines(), replayed.trace.lines());
+        assert_eq!(
+            drawn.trace.lines().collect::<Vec<_>>(),
+            replayed.trace.lines().collect::<Vec<_>>()
+        );
         let applied = drawn
             .trace
             .events()
@@ -66,11 +69,7 @@ fn crash_heavy_swarms_agree_when_run_in_parallel_threads() {
             .collect();
         let traces: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
         for trace in &traces[1..] {
-            let first_difference = traces[0]
-                .lines()
-                .iter()
-                .zip(trace.lines())
-                .find(|(a, b)| a != b);
+            let first_difference = traces[0].lines().zip(trace.lines()).find(|(a, b)| a != b);
             assert_eq!(first_difference, None, "seed {seed}");
             assert_eq!(trace.hash(), traces[0].hash(), "seed {seed}");
         }
