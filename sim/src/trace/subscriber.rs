@@ -257,7 +257,11 @@ impl Subscriber for RecorderSubscriber {
 
     fn exit(&self, span: &Id) {
         let mut spans = self.spans();
-        if let Some(position) = spans.entered.iter().rposition(|id| *id == span.into_u64()) {
+        let id = span.into_u64();
+        // Spans are almost always exited innermost first.
+        if spans.entered.last() == Some(&id) {
+            spans.entered.pop();
+        } else if let Some(position) = spans.entered.iter().rposition(|entered| *entered == id) {
             spans.entered.remove(position);
         }
     }
@@ -279,7 +283,12 @@ impl Subscriber for RecorderSubscriber {
         if live.handles > 0 {
             return false;
         }
-        spans.live.remove(at);
+        // Mostly the newest span: turmoil closes each host's `node` span before opening the next.
+        if at + 1 == spans.live.len() {
+            spans.live.pop();
+        } else {
+            spans.live.remove(at);
+        }
         true
     }
 
