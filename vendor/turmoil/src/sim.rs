@@ -8,7 +8,6 @@ use std::time::UNIX_EPOCH;
 
 use crate::IndexMap;
 use tokio::time::Duration;
-use tracing::Level;
 
 use crate::host::HostTimer;
 use crate::{
@@ -479,61 +478,34 @@ impl<'a> Sim<'a> {
         // IO. (It also might be waiting on something else, such as time.)
         self.world.borrow_mut().topology.tick_by(tick);
 
-        // Tick each host runtimes with running software. If the software
-        // completes, extract the result and return early if an error is
-        // encountered.
-
-        let (mut running, stopped): (Vec<_>, Vec<_>) = self
-            .rts
-            .iter_mut()
-            .partition(|(_, rt)| rt.is_software_running());
+        // Tick each host runtime with running software, and keep the clocks
+        // of the hosts that are not running (i.e., crashed) up with the rest
+        // of the simulation for when they are restarted (bounced). If the
+        // software completes, extract the result and return early if an
+        // error is encountered.
+        //
+        // Software stops only in its own host's tick, so whether a host runs,
+        // read as its turn comes, is what it was when the step began.
         if self.config.random_node_order {
+            let (mut running, stopped): (Vec<_>, Vec<_>) = self
+                .rts
+                .iter_mut()
+                .partition(|(_, rt)| rt.is_software_running());
             running.shuffle(&mut self.world.borrow_mut().rng);
-        }
-
-        for (&addr, rt) in running {
-            let _span_guard = tracing::span!(Level::INFO, "node", name = &*rt.nodename,).entered();
-            {
-                let mut world = self.world.borrow_mut();
-                // We need to move deliverable messages off the network and
-                // into the dst host. This requires two mutable borrows.
-                let World {
-                    rng,
-                    topology,
-                    hosts,
-                    ..
-                } = world.deref_mut();
-                topology.deliver_messages(rng, hosts.get_mut(&addr).expect("missing host"));
+            for (&addr, rt) in running {
+                is_finished &= tick_host(&self.world, addr, rt, tick, hosts)?;
             }
-
-            let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
-                rt.tick_idle(tick)?
-            } else {
-                let mut world = self.world.borrow_mut();
-                // Set the current host (see method docs)
-                world.current = Some(addr);
-
-                world.current_host_mut().timer.now(rt.now());
-                drop(world);
-                World::enter(&self.world, || rt.tick(tick))?
-            };
-
-            if rt.is_client() {
-                is_finished = is_finished && is_software_finished;
+            for (&addr, _rt) in stopped {
+                self.world.borrow_mut().tick(addr, tick);
             }
-
-            // Unset the current host
-            let mut world = self.world.borrow_mut();
-            world.current = None;
-
-            world.tick(addr, tick);
-        }
-
-        // Tick the nodes that are not actively running (i.e., crashed) to ensure their clock keeps up
-        // with the rest of the simulation when they are restarted (bounced).
-        for (&addr, _rt) in stopped {
-            let mut world = self.world.borrow_mut();
-            world.tick(addr, tick);
+        } else {
+            for (&addr, rt) in self.rts.iter_mut() {
+                if rt.is_software_running() {
+                    is_finished &= tick_host(&self.world, addr, rt, tick, hosts)?;
+                } else {
+                    self.world.borrow_mut().tick(addr, tick);
+                }
+            }
         }
 
         self.elapsed += tick;
@@ -548,6 +520,53 @@ impl<'a> Sim<'a> {
 
         Ok(is_finished)
     }
+}
+
+/// Ticks the host at `addr`, whose software is running: delivers its
+/// messages and runs its runtime for `tick`, in its `node` span. Returns
+/// whether it is not a client or its software has finished.
+fn tick_host(
+    world: &RefCell<World>,
+    addr: IpAddr,
+    rt: &mut Rt,
+    tick: Duration,
+    hosts: Hosts,
+) -> Result<bool> {
+    rt.in_span(|rt| {
+        {
+            let mut world = world.borrow_mut();
+            // We need to move deliverable messages off the network and
+            // into the dst host. This requires two mutable borrows.
+            let World {
+                rng,
+                topology,
+                hosts,
+                ..
+            } = world.deref_mut();
+            topology.deliver_messages(rng, hosts.get_mut(&addr).expect("missing host"));
+        }
+
+        let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
+            rt.tick_idle(tick)?
+        } else {
+            {
+                let mut world = world.borrow_mut();
+                // Set the current host (see method docs)
+                world.current = Some(addr);
+
+                world.current_host_mut().timer.now(rt.now());
+            }
+            World::enter(world, || rt.tick(tick))?
+        };
+
+        // Unset the current host
+        let mut world = world.borrow_mut();
+        world.current = None;
+
+        world.tick(addr, tick);
+
+        Ok(!rt.is_client() || is_software_finished)
+    })
 }
 
 /// Which hosts with running software a step runs.
@@ -1585,6 +1604,128 @@ mod test {
         }
         // Both orders occur, so the comparison above can fail.
         assert_eq!(orders.len(), 2, "{orders:?}");
+        Ok(())
+    }
+
+    /// Counts the `node` spans opened and, for each event, the `node` span it
+    /// was recorded in (`None` outside any).
+    #[derive(Default)]
+    struct NodeSpans {
+        opened: Mutex<Vec<u64>>,
+        entered: Mutex<Vec<u64>>,
+        events: Mutex<Vec<Option<u64>>>,
+    }
+
+    impl tracing::Subscriber for NodeSpans {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+
+        fn new_span(&self, attrs: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            let mut opened = self.opened.lock().unwrap();
+            let id = 1 + opened.len() as u64;
+            if attrs.metadata().name() == "node" {
+                opened.push(id);
+            }
+            tracing::span::Id::from_u64(id)
+        }
+
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+        fn event(&self, event: &tracing::Event<'_>) {
+            if event.metadata().target() == "node_spans" {
+                let current = self.entered.lock().unwrap().last().copied();
+                self.events.lock().unwrap().push(current);
+            }
+        }
+
+        fn enter(&self, span: &tracing::span::Id) {
+            self.entered.lock().unwrap().push(span.into_u64());
+        }
+
+        fn exit(&self, span: &tracing::span::Id) {
+            let mut entered = self.entered.lock().unwrap();
+            assert_eq!(entered.pop(), Some(span.into_u64()));
+        }
+    }
+
+    #[test]
+    fn each_host_runs_in_one_node_span_opened_with_it() -> Result {
+        let spans = Arc::new(NodeSpans::default());
+        tracing::subscriber::with_default(spans.clone(), || -> Result {
+            let mut sim = Builder::new().build();
+            sim.host("server", || async {
+                loop {
+                    tracing::info!(target: "node_spans", "server");
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            });
+            sim.client("client", async {
+                for _ in 0..3 {
+                    tracing::info!(target: "node_spans", "client");
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                Ok(())
+            });
+            sim.run()
+        })?;
+        let opened = spans.opened.lock().unwrap().clone();
+        assert_eq!(opened.len(), 2, "one per host, not one per step");
+        let events = spans.events.lock().unwrap().clone();
+        assert!(events.len() >= 6, "{events:?}");
+        // Every event is recorded in its host's span, which each step enters.
+        assert!(events
+            .iter()
+            .all(|span| span.is_some_and(|id| opened.contains(&id))));
+        assert!(spans.entered.lock().unwrap().is_empty());
+        Ok(())
+    }
+
+    /// The picks of `tokio::select!` among ready branches, which follow the
+    /// runtime's seed, made by the software of the host's last start after
+    /// `faults` (`true`: a crash, `false`: a bounce), one step apart.
+    fn picks_after(faults: &[bool]) -> Result<Vec<u8>> {
+        let picks = Arc::new(Mutex::new(Vec::new()));
+        let mut sim = Builder::new().rng_seed(7).build();
+        let seen = picks.clone();
+        sim.host("server", move || {
+            let seen = seen.clone();
+            async move {
+                let mut picks = Vec::new();
+                for _ in 0..32 {
+                    picks.push(tokio::select! {
+                        _ = future::ready(()) => 0,
+                        _ = future::ready(()) => 1,
+                    });
+                }
+                *seen.lock().unwrap() = picks;
+                future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        sim.step()?;
+        for &crash in faults {
+            if crash {
+                sim.crash("server");
+            } else {
+                sim.bounce("server");
+            }
+            sim.step()?;
+        }
+        let picks = picks.lock().unwrap().clone();
+        Ok(picks)
+    }
+
+    #[test]
+    fn a_crash_builds_no_runtime_but_draws_its_seed() -> Result {
+        // The software restarted after a crash runs on the runtime seed it
+        // had when the crash built a runtime of its own: that of a second
+        // bounce, not of a first.
+        let after_crash = picks_after(&[true, false])?;
+        assert_eq!(after_crash, picks_after(&[false, false])?);
+        assert_ne!(after_crash, picks_after(&[false])?);
         Ok(())
     }
 }

@@ -477,12 +477,16 @@ impl Link {
         rand: &mut dyn RngCore,
         host: &mut Host,
     ) {
-        let deliverable = self
-            .deliverable
-            .entry(host.addr)
-            .or_default()
-            .drain(..)
-            .collect::<Vec<Envelope>>();
+        // Messages that become deliverable meanwhile (a reply enqueued below
+        // with no latency) wait in the map for the next step, as they did
+        // when this drained the queue into a `Vec`.
+        let Some(queue) = self.deliverable.get_mut(&host.addr) else {
+            return;
+        };
+        if queue.is_empty() {
+            return;
+        }
+        let deliverable = std::mem::take(queue);
 
         for message in deliverable {
             let (src, dst) = (message.src, message.dst);
