@@ -3,6 +3,7 @@
 
 use crate::job::BoxFuture;
 use http::Uri;
+use std::future::Future;
 use std::io;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -19,8 +20,12 @@ pub trait Connector: Clone + Send + Sync + 'static {
     /// The connection.
     type Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static;
 
-    /// Opens a connection to `uri`'s host and port.
-    fn connect(&self, uri: Uri) -> BoxFuture<'static, Result<Self::Stream, BoxError>>;
+    /// Opens a connection to `uri`'s host and port. The future is not boxed here: the
+    /// exchange that awaits it is boxed whole.
+    fn connect(
+        &self,
+        uri: Uri,
+    ) -> impl Future<Output = Result<Self::Stream, BoxError>> + Send + 'static;
 }
 
 impl<S> Connector for S
@@ -32,9 +37,12 @@ where
 {
     type Stream = S::Response;
 
-    fn connect(&self, uri: Uri) -> BoxFuture<'static, Result<Self::Stream, BoxError>> {
+    fn connect(
+        &self,
+        uri: Uri,
+    ) -> impl Future<Output = Result<Self::Stream, BoxError>> + Send + 'static {
         let service = self.clone();
-        Box::pin(async move { service.oneshot(uri).await.map_err(Into::into) })
+        async move { service.oneshot(uri).await.map_err(Into::into) }
     }
 }
 

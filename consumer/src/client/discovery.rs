@@ -8,7 +8,7 @@
 use super::http;
 use super::{A2aClient, ClientConfig, ClientError, Connector};
 use ::http::{Method as HttpMethod, StatusCode, Uri};
-use meshsim_protocol::{AgentCard, Binding, Dialect, detect, version};
+use meshsim_protocol::{AgentCard, Binding, Dialect, detect};
 use meshsim_trace::TraceEvent;
 use std::sync::atomic::AtomicI64;
 
@@ -66,8 +66,7 @@ async fn fetch_card<C: Connector>(
     config: &ClientConfig,
 ) -> Result<(AgentCard, Dialect), ClientError> {
     // Ask for the newest shape: a2a-js serves a 0.3 Card without this header.
-    let headers = [(version::HEADER, "1.0")];
-    let request = http::request(HttpMethod::GET, url, "application/json", None, &headers)?;
+    let request = http::request(HttpMethod::GET, url, "application/json", None, Some("1.0"))?;
     let exchange = http::exchange(connector, request, config.request_timeout).await?;
     let status = exchange.response.status();
     if status != StatusCode::OK {

@@ -4,7 +4,7 @@
 use super::connector::Connector;
 use super::error::ClientError;
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HOST};
+use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use http::{Method, Request, Response, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -17,47 +17,61 @@ use std::time::Duration;
 /// A request ready to send.
 pub type HttpRequest = Request<Full<Bytes>>;
 
-/// Builds a request to `uri` with a `Host` header, the given extra headers and `body` (its
-/// media type and bytes).
+/// `A2A-Version` as a header name (hyper writes names in lower case).
+const A2A_VERSION: HeaderName = HeaderName::from_static("a2a-version");
+
+/// Builds a request to `uri` with a `Host` header, `Accept`, `body` (its media type and
+/// bytes) and, when given, v1.0's `A2A-Version`, in that order.
+///
+/// The request is put together in place rather than by `http::request::Builder`, which
+/// moves its whole head through a `Result` for every header and parses each name.
 pub fn request(
     method: Method,
     uri: &Uri,
-    accept: &str,
+    accept: &'static str,
     body: Option<(&'static str, Vec<u8>)>,
-    headers: &[(&'static str, &'static str)],
+    a2a_version: Option<&'static str>,
 ) -> Result<HttpRequest, ClientError> {
-    let authority = authority(uri)?;
-    let mut builder = Request::builder()
-        .method(method)
-        .uri(uri.clone())
-        .header(HOST, authority)
-        .header(ACCEPT, accept);
-    let bytes = match body {
-        Some((media_type, bytes)) => {
-            builder = builder.header(CONTENT_TYPE, media_type);
-            bytes
-        }
-        None => Vec::new(),
+    let host = uri
+        .authority()
+        .ok_or_else(|| no_host(uri))
+        .and_then(|authority| {
+            HeaderValue::from_str(authority.as_str()).map_err(|error| ClientError::Url {
+                url: uri.to_string(),
+                problem: error.to_string(),
+            })
+        })?;
+    let (content_type, bytes) = match body {
+        Some((media_type, bytes)) => (Some(media_type), bytes),
+        None => (None, Vec::new()),
     };
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
+    let mut request = Request::new(Full::new(Bytes::from(bytes)));
+    *request.method_mut() = method;
+    *request.uri_mut() = uri.clone();
+    let headers = request.headers_mut();
+    headers.insert(HOST, host);
+    headers.insert(ACCEPT, HeaderValue::from_static(accept));
+    if let Some(media_type) = content_type {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
     }
-    builder
-        .body(Full::new(Bytes::from(bytes)))
-        .map_err(|error| ClientError::Url {
-            url: uri.to_string(),
-            problem: error.to_string(),
-        })
+    if let Some(version) = a2a_version {
+        headers.insert(A2A_VERSION, HeaderValue::from_static(version));
+    }
+    Ok(request)
 }
 
 /// The `host:port` of `uri`, or an error naming the URL.
 pub fn authority(uri: &Uri) -> Result<String, ClientError> {
     uri.authority()
         .map(|authority| authority.to_string())
-        .ok_or_else(|| ClientError::Url {
-            url: uri.to_string(),
-            problem: "no host".to_string(),
-        })
+        .ok_or_else(|| no_host(uri))
+}
+
+fn no_host(uri: &Uri) -> ClientError {
+    ClientError::Url {
+        url: uri.to_string(),
+        problem: "no host".to_string(),
+    }
 }
 
 /// A hyper connection's driver. Nothing is spawned: whoever reads a response drives its
@@ -95,27 +109,27 @@ pub struct Exchange {
 /// Connects, sends `request` and waits for the response head, all within `timeout`.
 pub async fn exchange<C: Connector>(
     connector: &C,
-    mut request: HttpRequest,
+    request: HttpRequest,
     timeout: Duration,
 ) -> Result<Exchange, ClientError> {
-    let uri = request.uri().clone();
-    let authority = authority(&uri)?;
+    let (mut head, body) = request.into_parts();
+    let Some(authority) = head.uri.authority().cloned() else {
+        return Err(no_host(&head.uri));
+    };
     // The request line carries the origin-form (`/path?query`): absolute-form is for
     // proxies (RFC 9112, section 3.2.2), and uvicorn (a2a-sdk) answers it with 404.
-    *request.uri_mut() = uri
+    let origin = head
+        .uri
         .path_and_query()
-        .map_or("/", |target| target.as_str())
-        .parse()
-        .map_err(|error: http::uri::InvalidUri| ClientError::Url {
-            url: uri.to_string(),
-            problem: error.to_string(),
-        })?;
+        .map_or_else(|| Uri::from_static("/"), |target| Uri::from(target.clone()));
+    let uri = std::mem::replace(&mut head.uri, origin);
+    let request = Request::from_parts(head, body);
     let attempt = async {
         let stream = connector
             .connect(uri)
             .await
             .map_err(|error| ClientError::Connect {
-                authority,
+                authority: authority.to_string(),
                 problem: error.to_string(),
             })?;
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -182,4 +196,38 @@ pub fn is_event_stream(response: &Response<Incoming>) -> bool {
 
 fn transport(error: hyper::Error) -> ClientError {
     ClientError::Transport(error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_header_is_the_protocols() {
+        let parsed = HeaderName::from_bytes(meshsim_protocol::version::HEADER.as_bytes());
+        assert_eq!(parsed.ok(), Some(A2A_VERSION));
+    }
+
+    #[test]
+    fn a_request_carries_its_headers_in_order_and_the_origin_form_is_the_uris() {
+        let uri: Uri = "http://agent:80/a2a?x=1".parse().unwrap();
+        let body = Some(("application/json", b"{}".to_vec()));
+        let request = request(Method::POST, &uri, "text/event-stream", body, Some("1.0"));
+        let request = request.unwrap();
+        let headers: Vec<_> = request
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.to_str().unwrap()))
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                ("host", "agent:80"),
+                ("accept", "text/event-stream"),
+                ("content-type", "application/json"),
+                ("a2a-version", "1.0"),
+            ]
+        );
+        assert_eq!(request.uri(), &uri);
+    }
 }

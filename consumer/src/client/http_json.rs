@@ -25,8 +25,8 @@ pub(super) fn request(
     base: &Uri,
     method: Method,
     params: Map<String, Value>,
-    accept: &str,
-    headers: &[(&'static str, &'static str)],
+    accept: &'static str,
+    a2a_version: Option<&'static str>,
 ) -> Result<HttpRequest, ClientError> {
     let (verb, route, body) = route(method, params)?;
     let prefix = base.path().trim_end_matches('/');
@@ -45,7 +45,7 @@ pub(super) fn request(
         )),
         None => None,
     };
-    http::request(verb, &uri, accept, body, headers)
+    http::request(verb, &uri, accept, body, a2a_version)
 }
 
 /// The proto's `google.api.http` route of each method: its HTTP method, its path and query,

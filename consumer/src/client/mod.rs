@@ -230,7 +230,11 @@ impl<C: Connector> A2aClient<C> {
 
     /// Encodes `request` in the dialect and sends it over the binding; the answer's head
     /// once it is a 200, else the error the peer answered with.
-    async fn send(&self, request: Request, accept: &str) -> Result<http::Exchange, ClientError> {
+    async fn send(
+        &self,
+        request: Request,
+        accept: &'static str,
+    ) -> Result<http::Exchange, ClientError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let method = request.method();
         let encoded = self
@@ -245,17 +249,13 @@ impl<C: Connector> A2aClient<C> {
             }
             .emit();
         }
-        let headers: Vec<(&'static str, &'static str)> =
-            version::request_header_value(self.dialect)
-                .map(|value| (version::HEADER, value))
-                .into_iter()
-                .collect();
+        let a2a_version = version::request_header_value(self.dialect);
         let request = match self.binding {
             Binding::JsonRpc => {
                 let body = serde_json::to_vec(&encoded.value)
                     .map_err(|error| ClientError::Malformed(error.to_string()))?;
                 let body = Some(("application/json", body));
-                http::request(HttpMethod::POST, &self.endpoint, accept, body, &headers)?
+                http::request(HttpMethod::POST, &self.endpoint, accept, body, a2a_version)?
             }
             Binding::HttpJson => {
                 let mut envelope = encoded.value;
@@ -263,7 +263,7 @@ impl<C: Connector> A2aClient<C> {
                     Some(Value::Object(params)) => params,
                     _ => serde_json::Map::new(),
                 };
-                http_json::request(&self.endpoint, method, params, accept, &headers)?
+                http_json::request(&self.endpoint, method, params, accept, a2a_version)?
             }
         };
         let url = request.uri().clone();

@@ -82,7 +82,7 @@ impl TurmoilConnector {
         target.push_str(host);
         target.push(':');
         push_decimal(&mut target, u64::from(port));
-        let attempt = TcpStream::connect((host.to_string(), port));
+        let attempt = TcpStream::connect((host, port));
         match meshsim_time::timeout(self.connect_timeout, attempt).await {
             Ok(Ok(stream)) => {
                 TraceEvent::Connect {
