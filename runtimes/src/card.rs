@@ -5,10 +5,13 @@ use meshsim_protocol::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Binding, Dialect,
 };
 
+/// The media types every runtime's Card declares for input and output, its skill's too.
+pub(crate) const MODES: [&str; 1] = ["text/plain"];
+
 /// The Card a personality serves in a dialect at `url`.
 pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> AgentCard {
     let claims = &personality.card;
-    let text = vec!["text/plain".to_string()];
+    let text: Vec<String> = MODES.iter().map(|mode| mode.to_string()).collect();
     AgentCard {
         name: claims.name.clone(),
         description: Some(claims.description.clone()),

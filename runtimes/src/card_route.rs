@@ -5,6 +5,7 @@
 //! ([`ThreadMemo`]): every run of a sweep fetches the Card of the same few runtimes.
 
 use crate::card::agent_card;
+use crate::headers::Headers;
 use crate::json_text::json_text;
 use crate::personality::Personality;
 use crate::store::Host;
@@ -12,7 +13,7 @@ use crate::thread_memo::{ThreadMemo, recall_or};
 use crate::{card_cache, endpoint};
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use axum::http::{HeaderValue, Response, StatusCode, header};
 use meshsim_protocol::{AgentInterface, Dialect};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -38,7 +39,10 @@ struct CardOf {
 
 /// The Agent Card, pointing at the address the client used to reach it, with caching
 /// headers (`Last-Modified` when the instance began).
-pub(crate) async fn serve(State(host): State<Arc<Host>>, headers: HeaderMap) -> Response<Body> {
+pub(crate) async fn serve(
+    State(host): State<Arc<Host>>,
+    Headers(headers): Headers,
+) -> Response<Body> {
     let authority = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
@@ -123,6 +127,7 @@ mod tests {
     use crate::behaviour::Knobs;
     use crate::builtin::builtin;
     use crate::truth::GroundTruth;
+    use axum::http::HeaderMap;
     use http_body_util::BodyExt;
     use meshsim_protocol::Dialect;
     use meshsim_protocol::clock::Clock;
@@ -144,7 +149,7 @@ mod tests {
         if let Some(value) = version_header {
             headers.insert("A2A-Version", HeaderValue::from_str(value).unwrap());
         }
-        let response = serve(State(host), headers).await;
+        let response = serve(State(host), Headers(headers)).await;
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         serde_json::from_slice(&bytes).unwrap()
     }

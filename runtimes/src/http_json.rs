@@ -21,6 +21,7 @@
 //! names none). A stream's events are the bare `StreamResponse`s.
 
 use crate::endpoint::{self, Answer};
+use crate::headers::Headers;
 use crate::json_text::json_text;
 use crate::store::Host;
 use crate::{media, stream, unserved};
@@ -52,7 +53,11 @@ pub(crate) fn routes() -> Router<Arc<Host>> {
         .route("/extendedAgentCard", get(extended_card))
 }
 
-async fn send(State(host): State<Arc<Host>>, headers: HeaderMap, body: Bytes) -> Response<Body> {
+async fn send(
+    State(host): State<Arc<Host>>,
+    Headers(headers): Headers,
+    body: Bytes,
+) -> Response<Body> {
     let params = match body_params(&body) {
         Ok(params) => params,
         Err(error) => return refusal(&host, Some(Method::SendMessage), &error),
@@ -62,7 +67,7 @@ async fn send(State(host): State<Arc<Host>>, headers: HeaderMap, body: Bytes) ->
 
 async fn stream_message(
     State(host): State<Arc<Host>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
     body: Bytes,
 ) -> Response<Body> {
     let params = match body_params(&body) {
@@ -74,7 +79,7 @@ async fn stream_message(
 
 async fn list(
     State(host): State<Arc<Host>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response<Body> {
     call(&host, &headers, Method::ListTasks, query_params(query)).await
@@ -83,7 +88,7 @@ async fn list(
 /// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.
 async fn get_task(
     State(host): State<Arc<Host>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
     Path(target): Path<String>,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response<Body> {
@@ -101,7 +106,7 @@ async fn get_task(
 /// `POST /tasks/{id}:cancel` and `POST /tasks/{id}:subscribe`.
 async fn post_task(
     State(host): State<Arc<Host>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
     Path(target): Path<String>,
 ) -> Response<Body> {
     match target.rsplit_once(':') {

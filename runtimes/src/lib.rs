@@ -19,6 +19,7 @@ mod card_cache;
 mod card_route;
 mod endpoint;
 mod executor;
+mod headers;
 mod http_json;
 mod json_text;
 mod media;

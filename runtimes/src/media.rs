@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, header};
 use meshsim_protocol::{ErrorCode, Message, PartContent, RpcError};
 
 /// Refuses `message` if one of its parts states a media type `accepted` does not cover.
-pub(crate) fn check(message: &Message, accepted: &[String]) -> Result<(), RpcError> {
+pub(crate) fn check(message: &Message, accepted: &[&str]) -> Result<(), RpcError> {
     let refused = message.parts.iter().find_map(|part| match &part.content {
         PartContent::File(file) => file
             .media_type
@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn a_file_outside_the_input_modes_is_content_type_not_supported() {
-        let accepted = vec!["text/plain".to_string()];
+        let accepted = ["text/plain"];
         let error = check(
             &with_file(Some("application/x-unsupported-tck-type")),
             &accepted,

@@ -97,12 +97,13 @@ async fn handle(
     conn: u64,
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let method = request.method().to_string();
-    let path = request.uri().path().to_string();
+    // Kept for the response's event: a standard method is a tag, a URI shares its bytes.
+    let method = request.method().clone();
+    let uri = request.uri().clone();
     TraceEvent::Request {
         conn,
         method: method.as_str().into(),
-        path: path.as_str().into(),
+        path: uri.path().into(),
     }
     .emit();
     let response = router.oneshot(request).await?;
@@ -114,8 +115,8 @@ async fn handle(
         .is_some_and(|value| value.starts_with("text/event-stream"));
     TraceEvent::Response {
         conn,
-        method: method.into(),
-        path: path.into(),
+        method: method.as_str().into(),
+        path: uri.path().into(),
         status,
         streaming,
     }
