@@ -283,7 +283,7 @@ impl Subscriber for RecorderSubscriber {
         if live.handles > 0 {
             return false;
         }
-        // Mostly the newest span: turmoil closes each host's `node` span before opening the next.
+        // Mostly the newest span: the consumer's and the runtimes' spans close innermost first.
         if at + 1 == spans.live.len() {
             spans.live.pop();
         } else {
