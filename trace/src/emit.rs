@@ -1,5 +1,10 @@
 //! Emitting a [`TraceEvent`]: one `tracing` call per event, which names the event's fields.
 //! [`TraceLine::parse`](crate::TraceLine::parse) reads the same names back.
+//!
+//! Each call names its fields in bytewise order, as the recorded line has them (a message
+//! too is a named field, not the macro's trailing text, which tracing puts first): the
+//! recorder then writes each value into the line as it is visited (fields named in another
+//! order would be gathered and sorted first).
 
 use meshsim_protocol::TaskState;
 
@@ -13,25 +18,25 @@ impl TraceEvent<'_> {
     pub fn emit(&self) {
         match self {
             TraceEvent::Accept { conn } => {
-                tracing::info!(target: NET_TARGET, event = "accept", conn)
+                tracing::info!(target: NET_TARGET, conn, event = "accept")
             }
             TraceEvent::AcceptFailed { error } => {
-                tracing::warn!(target: NET_TARGET, event = "accept_error", error = error.name())
+                tracing::warn!(target: NET_TARGET, error = error.name(), event = "accept_error")
             }
             TraceEvent::Connect { to, outcome } => match outcome {
                 ConnectOutcome::Ok => {
-                    tracing::info!(target: NET_TARGET, event = "connect", to = to.as_ref(), outcome = "ok")
+                    tracing::info!(target: NET_TARGET, event = "connect", outcome = "ok", to = to.as_ref())
                 }
                 ConnectOutcome::Error(error) => tracing::info!(
-                    target: NET_TARGET, event = "connect", to = to.as_ref(), outcome = "error",
-                    error = error.name()
+                    target: NET_TARGET, error = error.name(), event = "connect", outcome = "error",
+                    to = to.as_ref()
                 ),
                 ConnectOutcome::Timeout => tracing::info!(
-                    target: NET_TARGET, event = "connect", to = to.as_ref(), outcome = "timeout"
+                    target: NET_TARGET, event = "connect", outcome = "timeout", to = to.as_ref()
                 ),
             },
             TraceEvent::Request { conn, method, path } => tracing::info!(
-                target: NET_TARGET, event = "request", conn, method = method.as_ref(),
+                target: NET_TARGET, conn, event = "request", method = method.as_ref(),
                 path = path.as_ref()
             ),
             TraceEvent::Response {
@@ -41,42 +46,42 @@ impl TraceEvent<'_> {
                 status,
                 streaming,
             } => tracing::info!(
-                target: NET_TARGET, event = "response", conn, method = method.as_ref(),
+                target: NET_TARGET, conn, event = "response", method = method.as_ref(),
                 path = path.as_ref(), status, streaming
             ),
             TraceEvent::StreamFrame { conn, seq, bytes } => {
-                tracing::info!(target: NET_TARGET, event = "stream_event", conn, seq, bytes)
+                tracing::info!(target: NET_TARGET, bytes, conn, event = "stream_event", seq)
             }
             TraceEvent::StreamClose { conn, frames, end } => match end {
                 StreamEnd::End => tracing::info!(
-                    target: NET_TARGET, event = "stream_close", conn, frames, outcome = "end"
+                    target: NET_TARGET, conn, event = "stream_close", frames, outcome = "end"
                 ),
                 StreamEnd::Dropped => tracing::info!(
-                    target: NET_TARGET, event = "stream_close", conn, frames, outcome = "dropped"
+                    target: NET_TARGET, conn, event = "stream_close", frames, outcome = "dropped"
                 ),
                 StreamEnd::Error(error) => tracing::info!(
-                    target: NET_TARGET, event = "stream_close", conn, frames, outcome = "error",
-                    error = error.name()
+                    target: NET_TARGET, conn, error = error.name(), event = "stream_close", frames,
+                    outcome = "error"
                 ),
             },
             TraceEvent::ConnClose { conn, error } => match error {
                 None => {
-                    tracing::info!(target: NET_TARGET, event = "conn_close", conn, outcome = "ok")
+                    tracing::info!(target: NET_TARGET, conn, event = "conn_close", outcome = "ok")
                 }
                 Some(error) => tracing::info!(
-                    target: NET_TARGET, event = "conn_close", conn, outcome = "error",
-                    error = error.name()
+                    target: NET_TARGET, conn, error = error.name(), event = "conn_close",
+                    outcome = "error"
                 ),
             },
             TraceEvent::Fault { at_ms, fault } => {
-                tracing::info!(target: FAULT_TARGET, event = "fault", at_ms, fault = fault.as_ref())
+                tracing::info!(target: FAULT_TARGET, at_ms, event = "fault", fault = fault.as_ref())
             }
             TraceEvent::Heal {
                 bounced,
                 latency_reset,
                 loss_reset,
             } => tracing::info!(
-                target: FAULT_TARGET, event = "heal", bounced = bounced.join(","), latency_reset,
+                target: FAULT_TARGET, bounced = bounced.join(","), event = "heal", latency_reset,
                 loss_reset
             ),
             TraceEvent::Exit { node, error } => match error {
@@ -84,15 +89,15 @@ impl TraceEvent<'_> {
                     target: RUNNER_TARGET, event = "exit", node = node.as_ref(), outcome = "ok"
                 ),
                 Some(error) => tracing::info!(
-                    target: RUNNER_TARGET, event = "exit", node = node.as_ref(), outcome = "err",
-                    error = error.name()
+                    target: RUNNER_TARGET, error = error.name(), event = "exit", node = node.as_ref(),
+                    outcome = "err"
                 ),
             },
             TraceEvent::Violation { message } => {
                 tracing::info!(target: RUNNER_TARGET, event = "violation", message = message.as_ref())
             }
             TraceEvent::End { clients_done } => {
-                tracing::info!(target: RUNNER_TARGET, event = "end", clients_done)
+                tracing::info!(target: RUNNER_TARGET, clients_done, event = "end")
             }
             TraceEvent::TaskCreated {
                 runtime,
@@ -100,28 +105,28 @@ impl TraceEvent<'_> {
                 origin,
                 to,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                origin = origin.name(), to = to.name(), "task created"
+                target: RUNTIME_TARGET, message = "task created", origin = origin.name(),
+                runtime = runtime.as_ref(), task = task.as_ref(), to = to.name()
             ),
             TraceEvent::TaskStalled { runtime, task } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                "task stalled"
+                target: RUNTIME_TARGET, message = "task stalled", runtime = runtime.as_ref(),
+                task = task.as_ref()
             ),
             TraceEvent::TaskEvicted { runtime, task } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                "task evicted"
+                target: RUNTIME_TARGET, message = "task evicted", runtime = runtime.as_ref(),
+                task = task.as_ref()
             ),
             TraceEvent::FollowUpQueued { runtime, task } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                "follow-up queued"
+                target: RUNTIME_TARGET, message = "follow-up queued", runtime = runtime.as_ref(),
+                task = task.as_ref()
             ),
             TraceEvent::FollowUpsDropped {
                 runtime,
                 task,
                 dropped,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(), dropped,
-                "queued follow-ups dropped"
+                target: RUNTIME_TARGET, dropped, message = "queued follow-ups dropped",
+                runtime = runtime.as_ref(), task = task.as_ref()
             ),
             TraceEvent::Transition {
                 runtime,
@@ -129,8 +134,8 @@ impl TraceEvent<'_> {
                 from,
                 to,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                from = from.name(), to = to.name(), "transition"
+                target: RUNTIME_TARGET, from = from.name(), message = "transition",
+                runtime = runtime.as_ref(), task = task.as_ref(), to = to.name()
             ),
             TraceEvent::Artifact {
                 runtime,
@@ -138,8 +143,8 @@ impl TraceEvent<'_> {
                 chunk,
                 last,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(), chunk,
-                last, "artifact"
+                target: RUNTIME_TARGET, chunk, last, message = "artifact",
+                runtime = runtime.as_ref(), task = task.as_ref()
             ),
             TraceEvent::TaskReaped {
                 runtime,
@@ -147,8 +152,8 @@ impl TraceEvent<'_> {
                 state,
                 reason,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(),
-                state = state.name(), reason = reason.as_ref(), "task reaped"
+                target: RUNTIME_TARGET, message = "task reaped", reason = reason.as_ref(),
+                runtime = runtime.as_ref(), state = state.name(), task = task.as_ref()
             ),
             TraceEvent::TaskStreamOpen {
                 runtime,
@@ -156,8 +161,8 @@ impl TraceEvent<'_> {
                 stream,
                 kind,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(), stream,
-                kind = kind.as_ref(), "stream open"
+                target: RUNTIME_TARGET, kind = kind.as_ref(), message = "stream open",
+                runtime = runtime.as_ref(), stream, task = task.as_ref()
             ),
             TraceEvent::TaskStreamClose {
                 runtime,
@@ -165,43 +170,43 @@ impl TraceEvent<'_> {
                 stream,
                 reason,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), task = task.as_ref(), stream,
-                reason = reason.as_ref(), "stream close"
+                target: RUNTIME_TARGET, message = "stream close", reason = reason.as_ref(),
+                runtime = runtime.as_ref(), stream, task = task.as_ref()
             ),
             TraceEvent::DirectReply { runtime } => {
-                tracing::info!(target: RUNTIME_TARGET, runtime = runtime.as_ref(), "direct reply")
+                tracing::info!(target: RUNTIME_TARGET, message = "direct reply", runtime = runtime.as_ref())
             }
             TraceEvent::ErrorAnswered {
                 runtime,
                 method,
                 code,
             } => tracing::info!(
-                target: RUNTIME_TARGET, runtime = runtime.as_ref(), method = method.as_ref(), code,
-                "error answered"
+                target: RUNTIME_TARGET, code, message = "error answered", method = method.as_ref(),
+                runtime = runtime.as_ref()
             ),
             TraceEvent::StreamErrorAnswered {
                 task,
                 code,
                 problem,
             } => tracing::info!(
-                target: RUNTIME_TARGET, task = task.as_ref(), code, problem = problem.as_ref(),
-                "error answered"
+                target: RUNTIME_TARGET, code, message = "error answered",
+                problem = problem.as_ref(), task = task.as_ref()
             ),
             TraceEvent::SidecarUpstreamError { path, problem } => tracing::info!(
-                target: RUNTIME_TARGET, path = path.as_ref(), problem = problem.name(),
-                "sidecar upstream error"
+                target: RUNTIME_TARGET, message = "sidecar upstream error", path = path.as_ref(),
+                problem = problem.name()
             ),
             TraceEvent::SidecarCut { path, reason } => tracing::info!(
-                target: RUNTIME_TARGET, path = path.as_ref(), reason = reason.as_ref(),
-                "sidecar cut"
+                target: RUNTIME_TARGET, message = "sidecar cut", path = path.as_ref(),
+                reason = reason.as_ref()
             ),
             TraceEvent::JobStart {
                 job,
                 consumer,
                 peer,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "job-start", job = job.as_ref(),
-                consumer = consumer.as_ref(), peer = peer.as_ref()
+                target: CONSUMER_TARGET, consumer = consumer.as_ref(), event = "job-start",
+                job = job.as_ref(), peer = peer.as_ref()
             ),
             TraceEvent::Card {
                 path,
@@ -209,12 +214,12 @@ impl TraceEvent<'_> {
                 version,
                 streaming,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "card", path = path.as_ref(),
-                dialect = dialect.as_ref(), version = version.as_ref(), streaming = ?streaming
+                target: CONSUMER_TARGET, dialect = dialect.as_ref(), event = "card",
+                path = path.as_ref(), streaming = ?streaming, version = version.as_ref()
             ),
             TraceEvent::EncodeLoss { method, loss } => tracing::info!(
-                target: CONSUMER_TARGET, event = "encode-loss", method = method.as_ref(),
-                loss = loss.as_ref()
+                target: CONSUMER_TARGET, event = "encode-loss", loss = loss.as_ref(),
+                method = method.as_ref()
             ),
             TraceEvent::Applied(Applied {
                 job,
@@ -224,9 +229,9 @@ impl TraceEvent<'_> {
                 connection,
                 index,
             }) => tracing::info!(
-                target: CONSUMER_TARGET, event = "applied", job = job.as_ref(),
-                task = task.as_ref(), from = from.map_or("none", TaskState::name),
-                state = state.name(), connection, index
+                target: CONSUMER_TARGET, connection, event = "applied",
+                from = from.map_or("none", TaskState::name), index, job = job.as_ref(),
+                state = state.name(), task = task.as_ref()
             ),
             TraceEvent::Anomaly {
                 job,
@@ -234,8 +239,8 @@ impl TraceEvent<'_> {
                 kind,
                 detail,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "anomaly", job = job.as_ref(),
-                task = task.as_ref(), kind = kind.as_ref(), detail = detail.as_ref()
+                target: CONSUMER_TARGET, detail = detail.as_ref(), event = "anomaly",
+                job = job.as_ref(), kind = kind.as_ref(), task = task.as_ref()
             ),
             TraceEvent::Decision {
                 job,
@@ -243,8 +248,8 @@ impl TraceEvent<'_> {
                 decision,
                 reason,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "decision", job = job.as_ref(),
-                task = task.as_ref(), decision = decision.as_ref(), reason = reason.as_ref()
+                target: CONSUMER_TARGET, decision = decision.as_ref(), event = "decision",
+                job = job.as_ref(), reason = reason.as_ref(), task = task.as_ref()
             ),
             TraceEvent::Deadline {
                 job,
@@ -252,8 +257,8 @@ impl TraceEvent<'_> {
                 state,
                 limit_ms,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "deadline", job = job.as_ref(),
-                task = task.as_ref(), state = state.name(), limit_ms
+                target: CONSUMER_TARGET, event = "deadline", job = job.as_ref(), limit_ms,
+                state = state.name(), task = task.as_ref()
             ),
             TraceEvent::Abandoned {
                 job,
@@ -261,8 +266,8 @@ impl TraceEvent<'_> {
                 reason,
                 cancel,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "abandoned", job = job.as_ref(),
-                task = task.as_ref(), reason = reason.as_ref(), cancel = cancel.as_ref()
+                target: CONSUMER_TARGET, cancel = cancel.as_ref(), event = "abandoned",
+                job = job.as_ref(), reason = reason.as_ref(), task = task.as_ref()
             ),
             TraceEvent::ProfileLearned {
                 job,
@@ -271,9 +276,9 @@ impl TraceEvent<'_> {
                 field,
                 value,
             } => tracing::info!(
-                target: CONSUMER_TARGET, event = "profile-learned", job = job.as_ref(),
-                peer = peer.as_ref(), card_version = card_version.as_ref(), field = field.as_ref(),
-                value = value.as_ref()
+                target: CONSUMER_TARGET, card_version = card_version.as_ref(),
+                event = "profile-learned", field = field.as_ref(), job = job.as_ref(),
+                peer = peer.as_ref(), value = value.as_ref()
             ),
             TraceEvent::Outcome { job, outcome } => tracing::info!(
                 target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),

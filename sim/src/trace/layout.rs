@@ -28,6 +28,10 @@ thread_local! {
 pub(super) struct LineLayout {
     /// One key per distinct field name, in bytewise order of the names.
     pub(super) keys: Vec<FieldKey>,
+    /// Whether the callsite declares its fields in that order, each name once: then the
+    /// fields' indices are those of their keys, and the values can be written as they are
+    /// visited (the events of `meshsim_trace` name their fields so).
+    pub(super) in_order: bool,
     /// `,"level":"INFO","t_us":`, what follows the host up to the time.
     pub(super) level: String,
     /// `,"target":"meshsim::net"}`, what follows the time to the line's end.
@@ -63,6 +67,7 @@ impl LineLayout {
 
     fn build(meta: &Metadata<'_>) -> LineLayout {
         let mut fields: Vec<_> = meta.fields().iter().collect();
+        let in_order = fields.is_sorted_by(|one, next| one.name() < next.name());
         // Stable: the fields of one name stay in the order of their indices.
         fields.sort_by_key(|field| field.name());
         let keys = fields
@@ -76,6 +81,7 @@ impl LineLayout {
         let target = format!(",\"target\":{}}}", quoted(meta.target()));
         LineLayout {
             keys,
+            in_order,
             level,
             target,
         }

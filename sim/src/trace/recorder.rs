@@ -4,9 +4,9 @@
 //! `subscriber.rs` ([`Recorder::install`]).
 //!
 //! The lines are kept as the JSONL text itself, one buffer with each line followed by `\n`, and
-//! where each line starts: the subscriber writes a line straight into the buffer, so an event
-//! costs no allocation of its own, and the hash is taken over the buffer once, when the trace
-//! is read, rather than a line at a time.
+//! where each line starts: the subscriber writes a line into a buffer it keeps from event to
+//! event and appends it whole, so an event costs no allocation of its own, and the hash is
+//! taken over the buffer once, when the trace is read, rather than a line at a time.
 
 use std::fmt;
 use std::fs::File;
@@ -160,9 +160,8 @@ impl Recorder {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Appends the canonical line that `write` appends to the string it is given (without a
-    /// `\n`): to the lines and the file.
-    pub(super) fn push_with(&self, write: impl FnOnce(&mut String)) {
+    /// Appends a canonical `line` (without its `\n`): to the lines and the file.
+    pub(super) fn push_line(&self, line: &str) {
         let mut state = self.lock();
         let State {
             lines,
@@ -170,7 +169,7 @@ impl Recorder {
             file_error,
         } = &mut *state;
         let start = lines.text.len();
-        write(&mut lines.text);
+        lines.text.push_str(line);
         lines.text.push('\n');
         lines.starts.push(start);
         if let Some(writer) = file.as_mut()

@@ -1,12 +1,15 @@
 //! Every [`TraceEvent`] recorded by the [`Recorder`] reads back as the same event.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use meshsim_protocol::TaskState;
 use meshsim_trace::{
     Applied, ConnectOutcome, ErrorKind, StreamEnd, TaskOrigin, TraceEvent, TraceLine,
 };
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
 
 use super::Recorder;
 use crate::sim_time::SimTime;
@@ -374,4 +377,48 @@ fn a_line_of_an_unknown_event_reads_as_unrecognised_with_its_fields_as_text() {
         "not a consumer's line"
     );
     assert_eq!(TraceLine::parse("not json"), None);
+}
+
+/// Keeps the metadata of every event it is given, and records nothing.
+#[derive(Default)]
+struct Callsites(Mutex<Vec<&'static Metadata<'static>>>);
+
+impl Subscriber for Callsites {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        self.0.lock().unwrap().push(event.metadata());
+    }
+
+    fn enter(&self, _: &Id) {}
+
+    fn exit(&self, _: &Id) {}
+}
+
+#[test]
+fn every_event_names_its_fields_in_the_order_of_its_line() {
+    // So the recorder writes each value as it is visited (`fields.rs`, `InOrder`).
+    let callsites = Arc::new(Callsites::default());
+    let events = every_event();
+    tracing::subscriber::with_default(callsites.clone(), || {
+        for event in &events {
+            event.emit();
+        }
+    });
+    let emitted = callsites.0.lock().unwrap();
+    assert_eq!(emitted.len(), events.len());
+    for meta in emitted.iter() {
+        let names: Vec<&str> = meta.fields().iter().map(|field| field.name()).collect();
+        assert!(names.is_sorted_by(|one, next| one < next), "{names:?}");
+    }
 }

@@ -18,7 +18,7 @@ use tracing_core::span::Current;
 
 use super::SIM_HOST;
 use super::canonical::write_str;
-use super::fields::{CanonicalFields, FieldMap, Host, HostName};
+use super::fields::{CanonicalFields, FieldMap, Host, HostName, write_fields};
 use super::interest::keep_recorded_callsites_wanted;
 use super::layout::LineLayout;
 use super::recorder::Recorder;
@@ -30,7 +30,7 @@ impl Recorder {
         RecorderSubscriber {
             recorder: self.clone(),
             spans: Mutex::default(),
-            fields: Mutex::default(),
+            scratch: Mutex::default(),
         }
     }
 
@@ -48,8 +48,17 @@ impl Recorder {
 pub struct RecorderSubscriber {
     recorder: Recorder,
     spans: Mutex<Spans>,
-    /// The fields of the event being recorded, kept for the next event's.
-    fields: Mutex<CanonicalFields>,
+    /// The buffers of the event being recorded, kept for the next event's.
+    scratch: Mutex<Scratch>,
+}
+
+/// Where an event's line is written before it is appended to the recorder's, whole: the
+/// recorder is not locked while the event's values are visited.
+#[derive(Default)]
+struct Scratch {
+    line: String,
+    /// The fields of an event whose callsite does not declare them in the line's order.
+    sorted: CanonicalFields,
 }
 
 /// The live spans, and the stack of those entered on the simulation's thread.
@@ -156,31 +165,29 @@ impl RecorderSubscriber {
         line
     }
 
-    /// Records `event`'s canonical line, written directly into the recorder's lines.
+    /// Records `event`'s canonical line.
     fn record_line(&self, event: &Event<'_>, host: Option<&Host>) {
         let layout = LineLayout::of(event.metadata());
         let elapsed = self.elapsed(host.map(|host| &*host.name));
-        // The recorder's buffers. tracing does not dispatch an event raised while another is
-        // dispatched, so they are free; should that change, the inner event gets its own
+        // The subscriber's buffers. tracing does not dispatch an event raised while another
+        // is dispatched, so they are free; should that change, the inner event gets its own
         // rather than waiting on the lock forever.
-        let mut scratch = self.fields.try_lock().ok();
-        let mut own = CanonicalFields::default();
-        let fields = scratch.as_deref_mut().unwrap_or(&mut own);
-        fields.reset(event.metadata().fields().len());
-        event.record(fields);
-        // The canonical line, written directly: keys in bytewise order at both levels.
-        self.recorder.push_with(|line| {
-            line.push_str("{\"fields\":{");
-            fields.write_into(&layout.keys, line);
-            line.push_str("},\"host\":");
-            match host {
-                Some(host) => line.push_str(&host.json),
-                None => write_str(SIM_HOST, line),
-            }
-            line.push_str(&layout.level);
-            push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
-            line.push_str(&layout.target);
-        });
+        let mut kept = self.scratch.try_lock().ok();
+        let mut own = Scratch::default();
+        let Scratch { line, sorted } = kept.as_deref_mut().unwrap_or(&mut own);
+        // The canonical line: keys in bytewise order at both levels.
+        line.clear();
+        line.push_str("{\"fields\":{");
+        write_fields(event, &layout, sorted, line);
+        line.push_str("},\"host\":");
+        match host {
+            Some(host) => line.push_str(&host.json),
+            None => write_str(SIM_HOST, line),
+        }
+        line.push_str(&layout.level);
+        push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
+        line.push_str(&layout.target);
+        self.recorder.push_line(line);
     }
 }
 
