@@ -116,6 +116,10 @@ fn needs_escape(byte: u8) -> bool {
 /// may be spurious, the lowest never is). Bytes below 0x20 are tested that way directly; `"` and
 /// `\\` as the bytes that are zero (below 1) after an exclusive or with them. The lowest flag of
 /// the three tests is the first byte to escape; without a flag there is none in the word.
+///
+/// The bytes after the last whole word are tested as the last eight bytes of `bytes` when
+/// there are eight, a word overlapping the one before: its first bytes are known to need no
+/// escape, so none of them is flagged, and the lowest flag is still the first byte to escape.
 fn first_to_escape(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
@@ -124,22 +128,27 @@ fn first_to_escape(bytes: &[u8]) -> Option<usize> {
     fn below(word: u64, n: u64) -> u64 {
         word.wrapping_sub(ONES * n) & !word & TOPS
     }
+    // Little-endian: the lowest flagged byte of a word is the first in the text.
+    fn first_in(word: &[u8]) -> Option<usize> {
+        let word = u64::from_le_bytes(word.try_into().expect("a word of eight bytes"));
+        let flags = below(word, 0x20) | below(word ^ QUOTES, 1) | below(word ^ BACKSLASHES, 1);
+        (flags != 0).then(|| (flags.trailing_zeros() / 8) as usize)
+    }
     let mut words = bytes.chunks_exact(8);
     let mut start = 0;
-    for chunk in &mut words {
-        let word = u64::from_le_bytes(chunk.try_into().expect("a chunk of eight bytes"));
-        let flags = below(word, 0x20) | below(word ^ QUOTES, 1) | below(word ^ BACKSLASHES, 1);
-        if flags != 0 {
-            // Little-endian: the lowest flagged byte is the first in the text.
-            return Some(start + (flags.trailing_zeros() / 8) as usize);
+    for word in &mut words {
+        if let Some(found) = first_in(word) {
+            return Some(start + found);
         }
         start += 8;
     }
-    words
-        .remainder()
-        .iter()
-        .position(|byte| needs_escape(*byte))
-        .map(|found| start + found)
+    if words.remainder().is_empty() {
+        return None;
+    }
+    match bytes.len().checked_sub(8) {
+        Some(last) => first_in(&bytes[last..]).map(|found| last + found),
+        None => bytes.iter().position(|byte| needs_escape(*byte)),
+    }
 }
 
 #[cfg(test)]
