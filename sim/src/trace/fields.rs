@@ -303,13 +303,7 @@ mod tests {
             "text": "q\"\n\u{1}é", "listed": "[1, 2]", "no": false, "error": "late",
             "twice": 2, "quoted": "\"a\\\"b\""
         }));
-        let trace = recorder.trace();
-        let line = trace.lines().next().expect("one line");
-        let fields = line
-            .strip_prefix("{\"fields\":")
-            .and_then(|rest| rest.split_once(",\"host\":"))
-            .map(|(fields, _)| fields);
-        assert_eq!(fields, Some(expected.as_str()), "{line}");
+        assert_eq!(fields_of_the_line(&recorder), expected);
     }
 
     #[test]
