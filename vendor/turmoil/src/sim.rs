@@ -164,7 +164,7 @@ impl<'a> Sim<'a> {
         for h in hosts {
             let rt = self.rts.get_mut(&h).expect("missing host");
 
-            self.world.borrow_mut().current = Some(h);
+            self.world.borrow_mut().set_current(Some(h));
 
             World::enter(&self.world, || {
                 rt.crash();
@@ -172,7 +172,7 @@ impl<'a> Sim<'a> {
                 // Discard pending filesystem operations
                 #[cfg(feature = "unstable-fs")]
                 World::current(|world| {
-                    let addr = world.current.expect("current host missing");
+                    let addr = world.current_addr().expect("current host missing");
                     let World { hosts, rng, .. } = world;
                     let host = hosts.get_mut(&addr).unwrap();
                     host.fs.lock().unwrap().discard_pending(&mut **rng);
@@ -182,7 +182,7 @@ impl<'a> Sim<'a> {
             });
         }
 
-        self.world.borrow_mut().current = None;
+        self.world.borrow_mut().set_current(None);
     }
 
     /// Bounces the resolved hosts. The software is restarted.
@@ -200,12 +200,12 @@ impl<'a> Sim<'a> {
         for h in hosts {
             let rt = self.rts.get_mut(&h).expect("missing host");
 
-            self.world.borrow_mut().current = Some(h);
+            self.world.borrow_mut().set_current(Some(h));
 
             World::enter(&self.world, || f(h, rt));
         }
 
-        self.world.borrow_mut().current = None;
+        self.world.borrow_mut().set_current(None);
     }
 
     /// Check whether a host has software running.
@@ -533,7 +533,8 @@ fn tick_host(
     hosts: Hosts,
 ) -> Result<bool> {
     rt.in_span(|rt| {
-        {
+        // The host's index in the world, looked up once for the whole tick.
+        let index = {
             let mut world = world.borrow_mut();
             // We need to move deliverable messages off the network and
             // into the dst host. This requires two mutable borrows.
@@ -543,8 +544,10 @@ fn tick_host(
                 hosts,
                 ..
             } = world.deref_mut();
-            topology.deliver_messages(rng, hosts.get_mut(&addr).expect("missing host"));
-        }
+            let (index, _, host) = hosts.get_full_mut(&addr).expect("missing host");
+            topology.deliver_messages(rng, host);
+            index
+        };
 
         let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
             rt.tick_idle(tick)?
@@ -552,7 +555,7 @@ fn tick_host(
             {
                 let mut world = world.borrow_mut();
                 // Set the current host (see method docs)
-                world.current = Some(addr);
+                world.set_current_index(Some(index));
 
                 world.current_host_mut().timer.now(rt.now());
             }
@@ -561,9 +564,9 @@ fn tick_host(
 
         // Unset the current host
         let mut world = world.borrow_mut();
-        world.current = None;
+        world.set_current_index(None);
 
-        world.tick(addr, tick);
+        world.hosts[index].timer.tick(tick);
 
         Ok(!rt.is_client() || is_software_finished)
     })

@@ -30,8 +30,10 @@ pub(crate) struct World {
     // Maps multicast groups to udp destination addresses.
     pub(crate) multicast_groups: MulticastGroups,
 
-    /// If set, this is the current host being executed.
-    pub(crate) current: Option<IpAddr>,
+    /// If set, the index in `hosts` of the current host being executed. Hosts
+    /// are never removed, so an index stays valid; it saves hashing the
+    /// host's address on each of the many lookups of the current host.
+    current: Option<usize>,
 
     /// Random number generator used for all decisions. To make execution
     /// deterministic, reuse the same seed.
@@ -96,19 +98,34 @@ impl World {
         CURRENT.set(world, f)
     }
 
+    /// Sets the current host to the one at `addr`, or to none.
+    pub(crate) fn set_current(&mut self, addr: Option<IpAddr>) {
+        self.current = addr.map(|addr| self.hosts.get_index_of(&addr).expect("host missing"));
+    }
+
+    /// Sets the current host to the one at `index` in `hosts`, or to none.
+    pub(crate) fn set_current_index(&mut self, index: Option<usize>) {
+        self.current = index;
+    }
+
+    /// The address of the current host, if set.
+    pub(crate) fn current_addr(&self) -> Option<IpAddr> {
+        self.current.map(|index| self.hosts[index].addr)
+    }
+
     pub(crate) fn current_host_mut(&mut self) -> &mut Host {
-        let addr = self.current.expect("current host missing");
-        self.hosts.get_mut(&addr).expect("host missing")
+        let index = self.current.expect("current host missing");
+        &mut self.hosts[index]
     }
 
     pub(crate) fn current_host(&self) -> &Host {
-        let addr = self.current.expect("current host missing");
-        self.hosts.get(&addr).expect("host missing")
+        let index = self.current.expect("current host missing");
+        &self.hosts[index]
     }
 
     pub(crate) fn try_current_host(&self) -> TurmoilResult<&Host> {
-        let addr = self.current.ok_or("current host missing")?;
-        self.hosts.get(&addr).ok_or_else(|| "host missing".into())
+        let index = self.current.ok_or("current host missing")?;
+        Ok(&self.hosts[index])
     }
 
     pub(crate) fn lookup(&mut self, host: impl ToIpAddr) -> IpAddr {

@@ -111,7 +111,7 @@ impl FsHandle {
     /// Panics if called outside a turmoil simulation.
     pub fn current() -> Self {
         World::current(|world| {
-            let addr = world.current.expect("current host missing");
+            let addr = world.current_addr().expect("current host missing");
             let host = world.hosts.get(&addr).unwrap();
             let time = host.timer.since_epoch();
 
@@ -216,7 +216,7 @@ impl FsContext<'_> {
         } else {
             // Fall back to World::current for main simulation thread
             World::current(|world| {
-                let addr = world.current.expect("current host missing");
+                let addr = world.current_addr().expect("current host missing");
                 let now = world.hosts[&addr].timer.since_epoch();
 
                 // Destructure world to get disjoint mutable borrows of hosts and rng
@@ -260,7 +260,7 @@ impl FsContext<'_> {
         } else {
             // Fall back to World::current_if_set
             World::current_if_set(|world| {
-                let addr = world.current.expect("current host missing");
+                let addr = world.current_addr().expect("current host missing");
                 let now = world.hosts[&addr].timer.since_epoch();
 
                 let World { hosts, rng, .. } = world;

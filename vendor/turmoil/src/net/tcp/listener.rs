@@ -103,7 +103,7 @@ impl TcpListener {
             };
 
             let client_ip = if origin.ip().is_loopback() {
-                world.current.expect("current host missing")
+                world.current_addr().expect("current host missing")
             } else {
                 origin.ip()
             };
