@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 use tokio::task::LocalSet;
-use tokio::time::{sleep, Duration, Instant};
+use tokio::time::{sleep, Duration, Instant, Sleep};
 use tracing::Level;
 
 use super::Result;
@@ -48,6 +48,13 @@ pub struct Config {
 /// which lets the runtime do a bit more work.
 pub struct Rt<'a> {
     pub kind: Kind<'a>,
+
+    /// The sleep that ends each tick of `tokio` (see [`Rt::tick`]), made on
+    /// its first tick and reset to the next deadline on each later one: a
+    /// sleep made and dropped per tick cost a timer's setup and teardown on
+    /// every tick. `None` until then; dropped with the runtime it belongs to,
+    /// and declared before it to be dropped first.
+    nap: Option<Pin<Box<Sleep>>>,
 
     /// Handle to the Tokio runtime driving this simulated host. Each runtime
     /// may have a different sense of "now" which simulates clock skew.
@@ -142,6 +149,7 @@ impl<'a> Rt<'a> {
             handle: Some(handle),
             config,
             local_wake: LocalWake::new(),
+            nap: None,
             span,
         }
     }
@@ -164,6 +172,7 @@ impl<'a> Rt<'a> {
             handle: Some(handle),
             config,
             local_wake: LocalWake::new(),
+            nap: None,
             span,
         }
     }
@@ -212,9 +221,10 @@ impl<'a> Rt<'a> {
     // 4. The sleep finishes
     // 5. The runtime pauses
     //
-    // The sleep is polled with `block_on`'s own waker and the `LocalSet` with
-    // [`LocalWake`], in `run_until`'s order: the sleep first, then, if it is
-    // not over, the set's tick. `local_wake` is cleared just before each tick
+    // The sleep is `nap`, reset to the tick's end. It is polled with
+    // `block_on`'s own waker and the `LocalSet` with [`LocalWake`], in
+    // `run_until`'s order: the sleep first, then, if it is not over, the
+    // set's tick. `local_wake` is cleared just before each tick
     // of the set, so afterwards it tells whether the set was woken since.
     //
     // Returns whether the software has finished successfully or the error
@@ -224,8 +234,16 @@ impl<'a> Rt<'a> {
         let local_wake = &self.local_wake;
         let set_waker = Waker::from(local_wake.clone());
         let local = &self.local;
-        self.tokio().block_on(async {
-            let mut nap = pin!(sleep(duration));
+        let nap = &mut self.nap;
+        let tokio = self.tokio.as_ref().expect(CRASHED);
+        tokio.block_on(async {
+            let mut nap = match nap {
+                Some(nap) => {
+                    nap.as_mut().reset(Instant::now() + safe_delay(duration));
+                    nap.as_mut()
+                }
+                None => nap.insert(Box::pin(sleep(duration))).as_mut(),
+            };
             let mut set = pin!(local.run_until(future::pending::<()>()));
             poll_fn(|cx| {
                 if nap.as_mut().poll(cx).is_ready() {
@@ -326,9 +344,7 @@ impl<'a> Rt<'a> {
 
     /// The runtime of a host that is not crashed.
     fn tokio(&self) -> &Runtime {
-        self.tokio
-            .as_ref()
-            .expect("a crashed host runs nothing until it is bounced")
+        self.tokio.as_ref().expect(CRASHED)
     }
 
     /// Cancel all tasks within the [`Rt`] by dropping the current tokio
@@ -342,6 +358,7 @@ impl<'a> Rt<'a> {
     fn cancel_tasks(&mut self) {
         let (tokio, local) = init(&mut self.config);
 
+        self.nap = None;
         _ = self.tokio.replace(tokio);
         drop(mem::replace(&mut self.local, local));
         self.local_wake = LocalWake::new();
@@ -354,10 +371,20 @@ impl<'a> Rt<'a> {
     fn drop_tasks(&mut self) {
         draw_seed(&mut self.config);
 
+        self.nap = None;
         _ = self.tokio.take();
         drop(mem::replace(&mut self.local, new_local()));
         self.local_wake = LocalWake::new();
     }
+}
+
+/// What [`Rt::tokio`] says of a crashed host.
+const CRASHED: &str = "a crashed host runs nothing until it is bounced";
+
+/// The delay `tokio::time::sleep` waits for `duration`: at most about 30
+/// years, which a clock can add without overflow.
+fn safe_delay(duration: Duration) -> Duration {
+    duration.min(Duration::from_secs(86400 * 365 * 30))
 }
 
 /// The span a host's software runs in, named after the host. It is opened
