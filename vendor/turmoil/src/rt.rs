@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 use tokio::task::LocalSet;
-use tokio::time::{sleep, Duration, Instant, Sleep};
+use tokio::time::{sleep_until, Duration, Instant, Sleep};
 use tracing::Level;
 
 use super::Result;
@@ -197,11 +197,6 @@ impl<'a> Rt<'a> {
         self.handle.is_some()
     }
 
-    pub(crate) fn now(&self) -> Instant {
-        let _guard = self.tokio().enter();
-        Instant::now()
-    }
-
     // This method is called by [`Sim::run`], which iterates through all the
     // runtimes and ticks each one. The magic of this method is described in the
     // documentation for [`LocalSet::run_until`], but it may not be entirely
@@ -227,22 +222,34 @@ impl<'a> Rt<'a> {
     // set's tick. `local_wake` is cleared just before each tick
     // of the set, so afterwards it tells whether the set was woken since.
     //
+    // `started` is given the runtime's time as the tick starts, before any
+    // task runs: the time is read once, inside the runtime, for the caller
+    // and for the sleep's deadline.
+    //
     // Returns whether the software has finished successfully or the error
     // that caused failure. Subsequent calls do not return the error as it is
     // expected to fail the simulation.
-    pub(crate) fn tick(&mut self, duration: Duration) -> Result<bool> {
+    pub(crate) fn tick(
+        &mut self,
+        duration: Duration,
+        started: impl FnOnce(Instant),
+    ) -> Result<bool> {
         let local_wake = &self.local_wake;
         let set_waker = Waker::from(local_wake.clone());
         let local = &self.local;
         let nap = &mut self.nap;
         let tokio = self.tokio.as_ref().expect(CRASHED);
         tokio.block_on(async {
+            let now = Instant::now();
+            started(now);
+            // As `sleep(duration)` would set it.
+            let deadline = now + safe_delay(duration);
             let mut nap = match nap {
                 Some(nap) => {
-                    nap.as_mut().reset(Instant::now() + safe_delay(duration));
+                    nap.as_mut().reset(deadline);
                     nap.as_mut()
                 }
-                None => nap.insert(Box::pin(sleep(duration))).as_mut(),
+                None => nap.insert(Box::pin(sleep_until(deadline))).as_mut(),
             };
             let mut set = pin!(local.run_until(future::pending::<()>()));
             poll_fn(|cx| {

@@ -552,14 +552,13 @@ fn tick_host(
         let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
             rt.tick_idle(tick)?
         } else {
-            {
-                let mut world = world.borrow_mut();
-                // Set the current host (see method docs)
-                world.set_current_index(Some(index));
-
-                world.current_host_mut().timer.now(rt.now());
-            }
-            World::enter(world, || rt.tick(tick))?
+            // Set the current host (see method docs)
+            world.borrow_mut().set_current_index(Some(index));
+            World::enter(world, || {
+                rt.tick(tick, |now| {
+                    world.borrow_mut().current_host_mut().timer.now(now);
+                })
+            })?
         };
 
         // Unset the current host
