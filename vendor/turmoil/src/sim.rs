@@ -490,18 +490,19 @@ impl<'a> Sim<'a> {
             let (mut running, stopped): (Vec<_>, Vec<_>) = self
                 .rts
                 .iter_mut()
-                .partition(|(_, rt)| rt.is_software_running());
+                .enumerate()
+                .partition(|(_, (_, rt))| rt.is_software_running());
             running.shuffle(&mut self.world.borrow_mut().rng);
-            for (&addr, rt) in running {
-                is_finished &= tick_host(&self.world, addr, rt, tick, hosts)?;
+            for (hint, (&addr, rt)) in running {
+                is_finished &= tick_host(&self.world, hint, addr, rt, tick, hosts)?;
             }
-            for (&addr, _rt) in stopped {
+            for (_, (&addr, _rt)) in stopped {
                 self.world.borrow_mut().tick(addr, tick);
             }
         } else {
-            for (&addr, rt) in self.rts.iter_mut() {
+            for (hint, (&addr, rt)) in self.rts.iter_mut().enumerate() {
                 if rt.is_software_running() {
-                    is_finished &= tick_host(&self.world, addr, rt, tick, hosts)?;
+                    is_finished &= tick_host(&self.world, hint, addr, rt, tick, hosts)?;
                 } else {
                     self.world.borrow_mut().tick(addr, tick);
                 }
@@ -525,15 +526,21 @@ impl<'a> Sim<'a> {
 /// Ticks the host at `addr`, whose software is running: delivers its
 /// messages and runs its runtime for `tick`, in its `node` span. Returns
 /// whether it is not a client or its software has finished.
+///
+/// `hint` is the index of the host's runtime in [`Sim::rts`]. A host and its
+/// runtime are registered together, so it is also the host's index in
+/// [`World::hosts`]; that is checked, and the host looked up by address if
+/// not.
 fn tick_host(
     world: &RefCell<World>,
+    hint: usize,
     addr: IpAddr,
     rt: &mut Rt,
     tick: Duration,
     hosts: Hosts,
 ) -> Result<bool> {
     rt.in_span(|rt| {
-        // The host's index in the world, looked up once for the whole tick.
+        // The host's index in the world, found once for the whole tick.
         let index = {
             let mut world = world.borrow_mut();
             // We need to move deliverable messages off the network and
@@ -544,8 +551,11 @@ fn tick_host(
                 hosts,
                 ..
             } = world.deref_mut();
-            let (index, _, host) = hosts.get_full_mut(&addr).expect("missing host");
-            topology.deliver_messages(rng, host);
+            let index = match hosts.get_index(hint) {
+                Some((&at_hint, _)) if at_hint == addr => hint,
+                _ => hosts.get_index_of(&addr).expect("missing host"),
+            };
+            topology.deliver_messages(rng, &mut hosts[index]);
             index
         };
 
