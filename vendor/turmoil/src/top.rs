@@ -152,6 +152,11 @@ struct Link {
     /// Messages that are ready to be delivered.
     deliverable: IndexMap<IpAddr, VecDeque<Envelope>>,
 
+    /// An empty queue that keeps its buffer: [`Link::deliver_messages`]
+    /// swaps it in for the queue it hands over and keeps that one, emptied,
+    /// so that the queues keep their allocations from step to step.
+    spare: VecDeque<Envelope>,
+
     /// The current network time, moved forward with [`Link::tick`].
     now: Instant,
 }
@@ -344,6 +349,7 @@ impl Link {
             config: config::Link::default(),
             sent: VecDeque::new(),
             deliverable: IndexMap::default(),
+            spare: VecDeque::new(),
             now,
         }
     }
@@ -486,14 +492,15 @@ impl Link {
         if queue.is_empty() {
             return;
         }
-        let deliverable = std::mem::take(queue);
+        let mut deliverable = std::mem::replace(queue, std::mem::take(&mut self.spare));
 
-        for message in deliverable {
+        for message in deliverable.drain(..) {
             let (src, dst) = (message.src, message.dst);
             if let Err(message) = host.receive_from_network(message) {
                 let _ = self.enqueue_message(global_config, rand, dst, src, message);
             }
         }
+        self.spare = deliverable;
     }
 
     // Randomly break or repair this link.
