@@ -400,6 +400,28 @@ impl StreamSocket {
     fn buffer(&mut self, seq: u64, segment: SequencedSegment) -> Result<(), Protocol> {
         use mpsc::error::TrySendError::*;
 
+        // The next segment in order with none held back, the usual case, is
+        // sent on without passing through `buf`, leaving every field as the
+        // loop below would.
+        if seq == self.recv_seq + 1 && self.buf.is_empty() {
+            return match self.sender.try_reserve() {
+                Ok(permit) => {
+                    self.recv_seq = seq;
+                    permit.send(segment);
+                    Ok(())
+                }
+                Err(Closed(())) => {
+                    self.recv_seq = seq;
+                    self.buf.insert(seq, segment);
+                    Err(Protocol::Tcp(Segment::Rst))
+                }
+                Err(Full(())) => {
+                    self.buf.insert(seq, segment);
+                    Ok(())
+                }
+            };
+        }
+
         let exists = self.buf.insert(seq, segment);
 
         assert!(exists.is_none(), "duplicate segment {seq}");
