@@ -435,13 +435,16 @@ impl Link {
         {
             return Some(Duration::ZERO);
         }
+        // The earliest instant first, then one subtraction: the time until
+        // an instant grows with the instant.
         self.sent
             .iter()
             .filter_map(|sent| match sent.status {
-                DeliveryStatus::DeliverAfter(at) => Some(at.saturating_duration_since(self.now)),
+                DeliveryStatus::DeliverAfter(at) => Some(at),
                 DeliveryStatus::Hold => None,
             })
             .min()
+            .map(|at| at.saturating_duration_since(self.now))
     }
 
     fn tick(&mut self, now: Instant) {
