@@ -219,8 +219,8 @@ impl<'a> Rt<'a> {
     // The sleep is `nap`, reset to the tick's end. It is polled with
     // `block_on`'s own waker and the `LocalSet` with [`LocalWake`], in
     // `run_until`'s order: the sleep first, then, if it is not over, the
-    // set's tick. `local_wake` is cleared just before each tick
-    // of the set, so afterwards it tells whether the set was woken since.
+    // set's tick. `local_wake` is cleared just before each tick of the set,
+    // so afterwards it tells whether the set was woken since.
     //
     // `started` is given the runtime's time as the tick starts, before any
     // task runs: the time is read once, inside the runtime, for the caller
