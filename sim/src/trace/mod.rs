@@ -14,7 +14,9 @@ mod round_trip;
 mod subscriber;
 mod user_log;
 
-pub use canonical::to_canonical_json;
+#[cfg(test)]
+pub(crate) use canonical::to_canonical_json;
+pub(crate) use canonical::write_str;
 pub use hash::TraceHash;
 pub use recorder::{Recorder, Trace};
 pub use subscriber::RecorderSubscriber;
