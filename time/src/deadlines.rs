@@ -2,7 +2,6 @@
 //! points new timers at it.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -16,8 +15,10 @@ pub struct Deadlines {
 
 #[derive(Debug, Default)]
 struct Live {
-    /// Deadline -> how many live timers have it.
-    at: BTreeMap<Duration, usize>,
+    /// Each deadline with how many live timers have it, earliest first. A few timers are
+    /// alive at a time, and every one enters and leaves: a sorted vector keeps its room,
+    /// where a `BTreeMap` searched and rebalanced nodes for each.
+    at: Vec<(Duration, usize)>,
     /// Live timers whose deadline could not be placed in simulated time.
     unknown: usize,
 }
@@ -42,13 +43,13 @@ impl Deadlines {
         if live.unknown > 0 {
             return Some(Duration::ZERO);
         }
-        live.at.keys().next().copied()
+        live.at.first().map(|(at, _)| *at)
     }
 
     /// How many timers are alive.
     pub fn len(&self) -> usize {
         let live = self.live();
-        live.unknown + live.at.values().sum::<usize>()
+        live.unknown + live.at.iter().map(|(_, count)| count).sum::<usize>()
     }
 
     /// Whether no timer is alive.
@@ -57,8 +58,8 @@ impl Deadlines {
     }
 
     fn live(&self) -> MutexGuard<'_, Live> {
-        // A panic while holding the lock leaves the counts consistent: every update is one
-        // map operation.
+        // A panic while holding the lock leaves the counts consistent: no update can panic
+        // between changing a count and dropping its emptied entry.
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -67,7 +68,10 @@ impl Deadlines {
     fn add(&self, key: Key) {
         let mut live = self.live();
         match key {
-            Key::At(at) => *live.at.entry(at).or_default() += 1,
+            Key::At(at) => match live.at.binary_search_by_key(&at, |(known, _)| *known) {
+                Ok(found) => live.at[found].1 += 1,
+                Err(place) => live.at.insert(place, (at, 1)),
+            },
             Key::Unknown => live.unknown += 1,
         }
     }
@@ -76,10 +80,10 @@ impl Deadlines {
         let mut live = self.live();
         match key {
             Key::At(at) => {
-                if let Some(count) = live.at.get_mut(&at) {
-                    *count -= 1;
-                    if *count == 0 {
-                        live.at.remove(&at);
+                if let Ok(found) = live.at.binary_search_by_key(&at, |(known, _)| *known) {
+                    live.at[found].1 -= 1;
+                    if live.at[found].1 == 0 {
+                        live.at.remove(found);
                     }
                 }
             }

@@ -127,10 +127,14 @@ impl Runner {
             if (has_clients && clients_done) || now >= deadline {
                 break;
             }
-            let steps = if config.fast_forward && !config.random_node_order && started && !acted {
+            // Whether idle steps may be skipped and left quiet; then the hosts' earliest
+            // timer, read once for both (nothing between the two readings makes a timer).
+            let may_skip = config.fast_forward && !config.random_node_order && started && !acted;
+            let next_timer = if may_skip { deadlines.next() } else { None };
+            let steps = if may_skip {
                 let upcoming = Upcoming {
                     inside_hosts: earliest(
-                        deadlines.next(),
+                        next_timer,
                         world.sim.next_delivery().map(|delay| now + delay),
                     ),
                     between_steps: [
@@ -152,11 +156,7 @@ impl Runner {
             };
             let step = config.tick * steps;
             // A quiet step runs only the hosts with a task queued (see `quiet_step`).
-            let quiet = config.fast_forward
-                && !config.random_node_order
-                && started
-                && !acted
-                && quiet_step(now + step, deadlines.next());
+            let quiet = may_skip && quiet_step(now + step, next_timer);
             time.set_stepping(true);
             // Turmoil panics on some overloads (e.g. an accept backlog beyond `tcp_capacity`):
             // report that as a failed run instead of unwinding through the caller.
