@@ -78,10 +78,10 @@ fn card_text(host: &Host, served: Dialect, url: &str) -> Result<String, String> 
             card.served == served
                 && card.dialect == host.dialect
                 && card.url == url
-                && card.personality == host.personality
+                && card.personality == *host.personality
         },
         || CardOf {
-            personality: host.personality.clone(),
+            personality: Personality::clone(&host.personality),
             dialect: host.dialect,
             served,
             url: url.to_string(),

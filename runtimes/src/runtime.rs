@@ -20,7 +20,8 @@ use std::sync::Arc;
 /// one in to outlive restarts), then turn it into a router.
 #[derive(Clone)]
 pub struct Runtime {
-    personality: Personality,
+    /// Shared with every instance's store: an instance starts without copying it.
+    personality: Arc<Personality>,
     dialect: Dialect,
     clock: Clock,
     seed: u64,
@@ -34,7 +35,7 @@ impl Runtime {
     /// work durations and its task, context and message ids.
     pub fn new(personality: Personality, dialect: Dialect, clock: Clock, seed: u64) -> Self {
         Runtime {
-            personality,
+            personality: Arc::new(personality),
             dialect,
             clock,
             seed,
@@ -86,7 +87,7 @@ impl Runtime {
     /// instance, as after a restart: tasks the previous one held are lost.
     pub fn router(&self) -> Router {
         let host = Host::new(
-            self.personality.clone(),
+            Arc::clone(&self.personality),
             self.dialect,
             self.clock.clone(),
             self.seed,

@@ -34,7 +34,8 @@ use tokio::sync::{mpsc, oneshot};
 
 /// One runtime instance: its personality, its clock, its store.
 pub(crate) struct Host {
-    pub(crate) personality: Personality,
+    /// The runtime's, shared with its store and the runtime's other instances.
+    pub(crate) personality: Arc<Personality>,
     pub(crate) dialect: Dialect,
     /// When the instance began (its Card's `Last-Modified`).
     pub(crate) started: Duration,
@@ -101,7 +102,7 @@ type Opened = BTreeMap<StreamId, mpsc::UnboundedReceiver<StreamEvent>>;
 
 impl Host {
     pub(crate) fn new(
-        personality: Personality,
+        personality: impl Into<Arc<Personality>>,
         dialect: Dialect,
         clock: Clock,
         seed: u64,
@@ -109,10 +110,11 @@ impl Host {
         behaviour: Arc<dyn Behaviour>,
         max_tasks: Option<usize>,
     ) -> Arc<Self> {
+        let personality = personality.into();
         let started = clock.now();
         let instance = truth.begin_instance(started);
         let core = Core::new(
-            personality.clone(),
+            Arc::clone(&personality),
             dialect,
             Arc::clone(&behaviour),
             seed,

@@ -125,7 +125,7 @@ pub(crate) struct Accepted {
 
 /// One runtime instance's tasks and the counters that order them.
 pub(crate) struct Core {
-    personality: Personality,
+    personality: Arc<Personality>,
     dialect: Dialect,
     behaviour: Arc<dyn Behaviour>,
     instance: u32,
@@ -146,7 +146,7 @@ pub(crate) struct Core {
 impl Core {
     /// An empty store for instance `instance` of a runtime seeded with `seed`.
     pub(crate) fn new(
-        personality: Personality,
+        personality: impl Into<Arc<Personality>>,
         dialect: Dialect,
         behaviour: Arc<dyn Behaviour>,
         seed: u64,
@@ -154,7 +154,7 @@ impl Core {
         max_tasks: Option<usize>,
     ) -> Self {
         Core {
-            personality,
+            personality: personality.into(),
             dialect,
             behaviour,
             instance,
