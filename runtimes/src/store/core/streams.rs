@@ -122,13 +122,13 @@ impl Core {
             return;
         };
         for delivered in self.behaviour.deliver(&self.personality, event) {
-            entry.log.push(delivered.clone());
             for stream in &entry.streams {
                 self.effects.push(Effect::Delivered {
                     stream: *stream,
                     event: delivered.clone(),
                 });
             }
+            entry.log.push(delivered);
         }
         let state = entry.task.status.state;
         if entry.waiters > 0 && (state.is_terminal() || state.is_interrupted()) {
