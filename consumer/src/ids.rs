@@ -1,6 +1,7 @@
 //! Deterministic ids for tasks (v0.1 makes the client choose them) and messages, drawn from
 //! a seeded generator so that a run's ids depend only on its seed.
 
+use meshsim_protocol::digits::push_hex_byte;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Mutex, PoisonError};
@@ -19,14 +20,21 @@ impl IdSource {
         }
     }
 
-    /// A fresh id such as `task-3f9c0a1b2c3d4e5f`.
+    /// A fresh id such as `task-3f9c0a1b2c3d4e5f`: the prefix, a dash and 16 hex digits,
+    /// written without `fmt` (as `format!("{prefix}-{value:016x}")` would).
     pub fn next(&self, prefix: &str) -> String {
         let value: u64 = self
             .rng
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .random();
-        format!("{prefix}-{value:016x}")
+        let mut id = String::with_capacity(prefix.len() + 17);
+        id.push_str(prefix);
+        id.push('-');
+        for byte in value.to_be_bytes() {
+            push_hex_byte(&mut id, byte);
+        }
+        id
     }
 }
 
@@ -42,5 +50,7 @@ mod tests {
         assert_ne!(first[0], c.next("task"));
         assert_ne!(first[0], first[1]);
         assert!(first[0].starts_with("task-"));
+        let value: u64 = ChaCha8Rng::seed_from_u64(7).random();
+        assert_eq!(first[0], format!("task-{value:016x}"));
     }
 }
