@@ -92,7 +92,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
     let (plan, swarm_kinds) = fault_plan(spec, &layout, &config);
 
     let mut runner = Runner::new(spec.seed, config.clone());
-    runner.plan(plan.clone());
+    runner.plan(plan);
     if let Some(path) = &options.trace_file {
         runner.trace_file(path);
     }
@@ -124,14 +124,15 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         *slot.borrow_mut() = Some(done);
         Ok(())
     });
-    let run = runner.run()?;
+    let mut run = runner.run()?;
+    // The plan applied, handed back by the runner.
+    let plan = std::mem::take(&mut run.record.plan);
 
-    let finished = reports.borrow_mut().take();
+    let mut finished = reports.borrow_mut().take().unwrap_or_default().into_iter();
     let job_runs: Vec<JobRun> = jobs
         .into_iter()
-        .enumerate()
-        .map(|(index, (job, host))| JobRun {
-            report: finished.as_ref().and_then(|all| all.get(index).cloned()),
+        .map(|(job, host)| JobRun {
+            report: finished.next(),
             job,
             host,
         })

@@ -195,7 +195,8 @@ impl Runner {
             source,
         })?;
         let trace = recorder.take_trace();
-        let nodes = reports.borrow().clone();
+        // The hosts and clients that shared the reports are gone with the simulation.
+        let nodes = std::mem::take(&mut *reports.borrow_mut());
         let converged = violation.is_none() && (!has_clients || clients_done);
         let record = RunRecord {
             seed: seed.value(),
