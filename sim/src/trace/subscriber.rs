@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use meshsim_protocol::digits::push_decimal;
 use serde_json::Value;
+use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::{DefaultGuard, Interest};
+use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
 use tracing_core::span::Current;
 
@@ -24,20 +25,51 @@ use super::layout::LineLayout;
 use super::recorder::Recorder;
 use super::user_log::UserLog;
 
+thread_local! {
+    /// This thread's recorder subscriber, made on its first [`Recorder::install`] and
+    /// pointed at each recorder installed after. Making a `Dispatch` registers it with every
+    /// callsite, and tracing rebuilds every callsite's interest for it: about 10,000
+    /// instructions, once per run when each run made its own.
+    static INSTALLED: Dispatch = Dispatch::new(RecorderSubscriber::recording(None));
+}
+
 impl Recorder {
     /// The subscriber that records into this recorder.
     pub fn subscriber(&self) -> RecorderSubscriber {
-        RecorderSubscriber {
-            recorder: self.clone(),
-            spans: Mutex::default(),
-            scratch: Mutex::default(),
-        }
+        RecorderSubscriber::recording(Some(self.clone()))
     }
 
-    /// Makes this recorder's subscriber the current thread's default until the guard drops.
-    pub fn install(&self) -> DefaultGuard {
+    /// Makes this thread's recorder subscriber, recording into this recorder, the thread's
+    /// default until the guard drops.
+    pub fn install(&self) -> Installed {
         keep_recorded_callsites_wanted(is_wanted);
-        tracing::subscriber::set_default(self.subscriber())
+        INSTALLED.with(|dispatch| {
+            let previous = RecorderSubscriber::of(dispatch)
+                .map(|subscriber| subscriber.recorder().replace(self.clone()));
+            Installed {
+                _default: dispatcher::set_default(dispatch),
+                dispatch: dispatch.clone(),
+                previous: previous.flatten(),
+            }
+        })
+    }
+}
+
+/// Keeps a recorder installed on its thread ([`Recorder::install`]); dropping it gives the
+/// thread back the recorder and the default subscriber it had before.
+#[must_use = "the recorder records only while the guard lives"]
+pub struct Installed {
+    /// Held for its drop, which gives the thread back its default subscriber.
+    _default: DefaultGuard,
+    dispatch: Dispatch,
+    previous: Option<Recorder>,
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        if let Some(subscriber) = RecorderSubscriber::of(&self.dispatch) {
+            *subscriber.recorder() = self.previous.take();
+        }
     }
 }
 
@@ -46,7 +78,8 @@ impl Recorder {
 /// closes one of those per host on every step, and a general-purpose span registry made
 /// that a measurable share of a run's cost.
 pub struct RecorderSubscriber {
-    recorder: Recorder,
+    /// Where lines go: the recorder installed (none on a thread's subscriber between runs).
+    recorder: Mutex<Option<Recorder>>,
     spans: Mutex<Spans>,
     /// The buffers of the event being recorded, kept for the next event's.
     scratch: Mutex<Scratch>,
@@ -122,6 +155,25 @@ fn is_user_logged(meta: &Metadata<'_>) -> bool {
 }
 
 impl RecorderSubscriber {
+    fn recording(recorder: Option<Recorder>) -> Self {
+        RecorderSubscriber {
+            recorder: Mutex::new(recorder),
+            spans: Mutex::default(),
+            scratch: Mutex::default(),
+        }
+    }
+
+    /// The recorder subscriber `dispatch` holds, if it holds one.
+    fn of(dispatch: &Dispatch) -> Option<&RecorderSubscriber> {
+        dispatch.downcast_ref::<RecorderSubscriber>()
+    }
+
+    fn recorder(&self) -> MutexGuard<'_, Option<Recorder>> {
+        self.recorder
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn spans(&self) -> MutexGuard<'_, Spans> {
         self.spans
             .lock()
@@ -129,8 +181,8 @@ impl RecorderSubscriber {
     }
 
     /// The simulated time of an event on `host`.
-    fn elapsed(&self, host: Option<&str>) -> std::time::Duration {
-        let time = self.recorder.time();
+    fn elapsed(recorder: &Recorder, host: Option<&str>) -> std::time::Duration {
+        let time = recorder.time();
         match (host, time.is_stepping()) {
             (Some(_), true) => turmoil::sim_elapsed().unwrap_or_else(|| time.elapsed()),
             _ => time.elapsed(),
@@ -138,11 +190,11 @@ impl RecorderSubscriber {
     }
 
     /// A user's event as a log line: `[  330.000 ms consumer] INFO target: message k=v`.
-    fn user_line(&self, event: &Event<'_>, host: Option<&str>) -> String {
+    fn user_line(recorder: &Recorder, event: &Event<'_>, host: Option<&str>) -> String {
         let meta = event.metadata();
         let mut fields = FieldMap::default();
         event.record(&mut fields);
-        let millis = self.elapsed(host).as_secs_f64() * 1000.0;
+        let millis = Self::elapsed(recorder, host).as_secs_f64() * 1000.0;
         let mut line = format!(
             "[{millis:>10.3} ms {}] {:>5} {}:",
             host.unwrap_or(SIM_HOST),
@@ -166,9 +218,9 @@ impl RecorderSubscriber {
     }
 
     /// Records `event`'s canonical line.
-    fn record_line(&self, event: &Event<'_>, host: Option<&Host>) {
+    fn record_line(&self, recorder: &Recorder, event: &Event<'_>, host: Option<&Host>) {
         let layout = LineLayout::of(event.metadata());
-        let elapsed = self.elapsed(host.map(|host| &*host.name));
+        let elapsed = Self::elapsed(recorder, host.map(|host| &*host.name));
         // The subscriber's buffers. tracing does not dispatch an event raised while another
         // is dispatched, so they are free; should that change, the inner event gets its own
         // rather than waiting on the lock forever.
@@ -187,7 +239,7 @@ impl RecorderSubscriber {
         line.push_str(&layout.level);
         push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
         line.push_str(&layout.target);
-        self.recorder.push_line(line);
+        recorder.push_line(line);
     }
 }
 
@@ -248,12 +300,16 @@ impl Subscriber for RecorderSubscriber {
                 None => None,
             }
         };
+        let recorder = self.recorder();
+        let Some(recorder) = recorder.as_ref() else {
+            return;
+        };
         if recorded {
-            self.record_line(event, host.as_deref());
+            self.record_line(recorder, event, host.as_deref());
         } else {
             eprintln!(
                 "{}",
-                self.user_line(event, host.as_ref().map(|host| &*host.name))
+                Self::user_line(recorder, event, host.as_ref().map(|host| &*host.name))
             );
         }
     }
