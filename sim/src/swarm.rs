@@ -111,11 +111,20 @@ pub struct Swarm {
 /// Intervals during which a link or host already has a fault, so faults do not overlap on
 /// one target (turmoil does not support combining e.g. hold with a one-way partition).
 #[derive(Default)]
-struct Busy(BTreeMap<String, Vec<(u64, u64)>>);
+struct Busy<'a>(BTreeMap<Target<'a>, Vec<(u64, u64)>>);
 
-impl Busy {
-    fn claim(&mut self, key: String, start: u64, end: u64) -> bool {
-        let slots = self.0.entry(key).or_default();
+/// What a fault occupies: a host, or a link by its two ends in bytewise order. Borrowed
+/// from the space, where a `host:{host}` or `link:{a}|{b}` string was formatted for every
+/// fault tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Target<'a> {
+    Host(&'a str),
+    Link(&'a str, &'a str),
+}
+
+impl<'a> Busy<'a> {
+    fn claim(&mut self, target: Target<'a>, start: u64, end: u64) -> bool {
+        let slots = self.0.entry(target).or_default();
         if slots.iter().any(|&(s, e)| start <= e && s <= end) {
             return false;
         }
@@ -182,13 +191,13 @@ impl Swarm {
     }
 }
 
-fn generate(
+fn generate<'a>(
     kind: FaultKind,
     rate: KindRate,
-    space: &SwarmSpace,
+    space: &'a SwarmSpace,
     chaos: u64,
     rng: &mut ChaCha8Rng,
-    busy: &mut Busy,
+    busy: &mut Busy<'a>,
     out: &mut Vec<TimedFault>,
 ) {
     let mut at = rng.random_range(0..=rate.mean_gap_ms * 2);
@@ -202,7 +211,7 @@ fn generate(
         match kind {
             FaultKind::Crash | FaultKind::Bounce => {
                 if let Some(host) = space.hosts.choose(rng)
-                    && busy.claim(format!("host:{host}"), at, end)
+                    && busy.claim(Target::Host(host), at, end)
                 {
                     let host = host.clone();
                     if kind == FaultKind::Crash {
@@ -225,12 +234,12 @@ fn generate(
                 let permille = rng.random_range(5..=100u16);
                 let flip = rng.random_bool(0.5);
                 if let Some((a, b)) = space.links.choose(rng) {
-                    let key = if a <= b {
-                        format!("link:{a}|{b}")
+                    let link = if a <= b {
+                        Target::Link(a, b)
                     } else {
-                        format!("link:{b}|{a}")
+                        Target::Link(b, a)
                     };
-                    if busy.claim(key, at, end) {
+                    if busy.claim(link, at, end) {
                         let (from, to) = if flip {
                             (b.clone(), a.clone())
                         } else {
