@@ -183,7 +183,7 @@ impl JobRecorder {
     pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
         TraceEvent::Outcome {
             job: self.job.as_str().into(),
-            outcome: format!("{outcome:?}").into(),
+            outcome: outcome.debug_text().into(),
         }
         .emit();
         let tasks = self
