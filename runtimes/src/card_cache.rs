@@ -3,7 +3,7 @@
 //! change while an instance lives), and `304 Not Modified` without a body when the
 //! request's `If-None-Match` names the current ETag.
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use meshsim_protocol::clock::http_date;
 use std::time::Duration;
@@ -11,13 +11,34 @@ use std::time::Duration;
 /// How long a client may reuse the Card without asking again.
 const MAX_AGE: &str = "public, max-age=300";
 
-/// The Card response for `encoded`, or a 304 if the client holds it already.
-pub(crate) fn respond(encoded: String, started: Duration, request: &HeaderMap) -> Response<Body> {
-    let etag = etag(encoded.as_bytes());
+/// A Card's encoded text with its ETag, hashed once for the text: a thread keeps one per
+/// Card it serves, and every response shares its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Tagged {
+    text: Bytes,
+    etag: String,
+    /// `etag` as a header (`None` never happens: a quoted hex hash is a valid value).
+    header: Option<HeaderValue>,
+}
+
+impl Tagged {
+    pub(crate) fn new(text: String) -> Self {
+        let etag = etag(text.as_bytes());
+        let header = HeaderValue::from_str(&etag).ok();
+        Tagged {
+            text: Bytes::from(text),
+            etag,
+            header,
+        }
+    }
+}
+
+/// The Card response for `card`, or a 304 if the client holds it already.
+pub(crate) fn respond(card: &Tagged, started: Duration, request: &HeaderMap) -> Response<Body> {
     let held = request
         .get(header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|tags| matches(tags, &etag));
+        .is_some_and(|tags| matches(tags, &card.etag));
     let mut response = match held {
         true => {
             let mut response = Response::new(Body::empty());
@@ -25,7 +46,7 @@ pub(crate) fn respond(encoded: String, started: Duration, request: &HeaderMap) -
             response
         }
         false => {
-            let mut response = Response::new(Body::from(encoded));
+            let mut response = Response::new(Body::from(card.text.clone()));
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
@@ -35,8 +56,8 @@ pub(crate) fn respond(encoded: String, started: Duration, request: &HeaderMap) -
     };
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
-    if let Ok(value) = HeaderValue::from_str(&etag) {
-        headers.insert(header::ETAG, value);
+    if let Some(value) = &card.header {
+        headers.insert(header::ETAG, value.clone());
     }
     if let Ok(value) = HeaderValue::from_str(&http_date(started)) {
         headers.insert(header::LAST_MODIFIED, value);
@@ -75,7 +96,11 @@ mod tests {
     #[test]
     fn the_card_carries_cache_headers_and_a_held_etag_gets_304() {
         let started = Duration::from_secs(784_111_777);
-        let first = respond("{\"name\":\"a\"}".to_string(), started, &request(None));
+        let first = respond(
+            &Tagged::new("{\"name\":\"a\"}".to_string()),
+            started,
+            &request(None),
+        );
         assert_eq!(first.status(), StatusCode::OK);
         let headers = first.headers();
         assert!(
@@ -92,7 +117,7 @@ mod tests {
         assert!(etag.starts_with('"') && etag.ends_with('"'));
 
         let again = respond(
-            "{\"name\":\"a\"}".to_string(),
+            &Tagged::new("{\"name\":\"a\"}".to_string()),
             started,
             &request(Some(&etag)),
         );
@@ -101,14 +126,14 @@ mod tests {
 
         let weak = format!("\"other\", W/{etag}");
         let listed = respond(
-            "{\"name\":\"a\"}".to_string(),
+            &Tagged::new("{\"name\":\"a\"}".to_string()),
             started,
             &request(Some(&weak)),
         );
         assert_eq!(listed.status(), StatusCode::NOT_MODIFIED);
 
         let changed = respond(
-            "{\"name\":\"b\"}".to_string(),
+            &Tagged::new("{\"name\":\"b\"}".to_string()),
             started,
             &request(Some(&etag)),
         );

@@ -5,12 +5,13 @@
 //! ([`ThreadMemo`]): every run of a sweep fetches the Card of the same few runtimes.
 
 use crate::card::agent_card;
+use crate::card_cache::{self, Tagged};
+use crate::endpoint;
 use crate::headers::Headers;
 use crate::json_text::json_text;
 use crate::personality::Personality;
 use crate::store::Host;
 use crate::thread_memo::{ThreadMemo, recall_or};
-use crate::{card_cache, endpoint};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, Response, StatusCode, header};
@@ -22,7 +23,7 @@ use std::sync::Arc;
 const CAPACITY: usize = 32;
 
 thread_local! {
-    static WRITTEN: RefCell<ThreadMemo<CardOf, Result<String, String>>> =
+    static WRITTEN: RefCell<ThreadMemo<CardOf, Result<Tagged, String>>> =
         const { RefCell::new(ThreadMemo::new(CAPACITY)) };
 }
 
@@ -53,7 +54,7 @@ pub(crate) async fn serve(
     let url = format!("http://{authority}/");
     match card_text(&host, served, &url) {
         Ok(text) => {
-            let mut response = card_cache::respond(text, host.started, &headers);
+            let mut response = card_cache::respond(&text, host.started, &headers);
             if host.personality.v0_3_compat {
                 response
                     .headers_mut()
@@ -69,9 +70,10 @@ pub(crate) async fn serve(
     }
 }
 
-/// The Card's JSON text in the `served` dialect, for `url`; why it cannot be written
-/// otherwise. Written once per thread for what it depends on ([`CardOf`]).
-fn card_text(host: &Host, served: Dialect, url: &str) -> Result<String, String> {
+/// The Card's JSON text in the `served` dialect, for `url`, with its ETag; why it cannot be
+/// written otherwise. Written and hashed once per thread for what it depends on
+/// ([`CardOf`]).
+fn card_text(host: &Host, served: Dialect, url: &str) -> Result<Tagged, String> {
     recall_or(
         &WRITTEN,
         |card: &CardOf| {
@@ -86,7 +88,7 @@ fn card_text(host: &Host, served: Dialect, url: &str) -> Result<String, String> 
             served,
             url: url.to_string(),
         },
-        || written_card(host, served, url),
+        || written_card(host, served, url).map(Tagged::new),
     )
 }
 
@@ -188,7 +190,7 @@ mod tests {
                     for url in [url, "http://agent-1:9/"] {
                         assert_eq!(
                             card_text(host, served, url),
-                            written_card(host, served, url),
+                            written_card(host, served, url).map(Tagged::new),
                             "{} {served:?} {url}",
                             host.personality.name
                         );
