@@ -24,7 +24,7 @@ impl<C: Connector> A2aClient<C> {
         let base_uri = parse_http_uri(base)?;
         let mut problems = Vec::new();
         for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
-            let url = join(&base_uri, path)?;
+            let url = http::under(&base_uri, path)?;
             match fetch_card(&connector, &url, &config).await {
                 Ok((card, dialect)) => {
                     let (binding, endpoint) = chosen_interface(&card, dialect)
@@ -126,17 +126,6 @@ fn parse_http_uri(url: &str) -> Result<Uri, ClientError> {
     Ok(uri)
 }
 
-fn join(base: &Uri, path: &str) -> Result<Uri, ClientError> {
-    let prefix = base.path().trim_end_matches('/');
-    let authority = http::authority(base)?;
-    format!("http://{authority}{prefix}{path}")
-        .parse()
-        .map_err(|error: ::http::uri::InvalidUri| ClientError::Url {
-            url: format!("{base}{path}"),
-            problem: error.to_string(),
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,7 +146,9 @@ mod tests {
         ));
         let base = parse_http_uri("http://agent:9000/a2a/").unwrap();
         assert_eq!(
-            join(&base, "/.well-known/agent.json").unwrap().to_string(),
+            http::under(&base, "/.well-known/agent.json")
+                .unwrap()
+                .to_string(),
             "http://agent:9000/a2a/.well-known/agent.json"
         );
     }

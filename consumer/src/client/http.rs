@@ -5,6 +5,7 @@ use super::connector::Connector;
 use super::error::ClientError;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use http::uri::{Parts, PathAndQuery, Scheme};
 use http::{Method, Request, Response, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -60,11 +61,29 @@ pub fn request(
     Ok(request)
 }
 
-/// The `host:port` of `uri`, or an error naming the URL.
-pub fn authority(uri: &Uri) -> Result<String, ClientError> {
-    uri.authority()
-        .map(|authority| authority.to_string())
-        .ok_or_else(|| no_host(uri))
+/// `path` (a path with any query) under `base`: `http://`, `base`'s authority, `base`'s path
+/// without its trailing `/`, then `path`.
+///
+/// Put together from `base`'s parts, the authority shared, rather than written out as a
+/// URL and parsed again whole.
+pub fn under(base: &Uri, path: &str) -> Result<Uri, ClientError> {
+    let authority = base.authority().ok_or_else(|| no_host(base))?;
+    let prefix = base.path().trim_end_matches('/');
+    let bad = |problem: String| ClientError::Url {
+        url: format!("http://{authority}{prefix}{path}"),
+        problem,
+    };
+    let path_and_query = if prefix.is_empty() {
+        PathAndQuery::try_from(path)
+    } else {
+        PathAndQuery::try_from(format!("{prefix}{path}"))
+    }
+    .map_err(|error| bad(error.to_string()))?;
+    let mut parts = Parts::default();
+    parts.scheme = Some(Scheme::HTTP);
+    parts.authority = Some(authority.clone());
+    parts.path_and_query = Some(path_and_query);
+    Uri::from_parts(parts).map_err(|error| bad(error.to_string()))
 }
 
 fn no_host(uri: &Uri) -> ClientError {
@@ -206,6 +225,27 @@ mod tests {
     fn the_version_header_is_the_protocols() {
         let parsed = HeaderName::from_bytes(meshsim_protocol::version::HEADER.as_bytes());
         assert_eq!(parsed.ok(), Some(A2A_VERSION));
+    }
+
+    #[test]
+    fn a_path_under_a_base_is_the_url_written_out_and_parsed() {
+        for (base, path) in [
+            ("http://agent:9000/a2a/", "/.well-known/agent.json"),
+            ("http://agent:9000", "/tasks/t-1?historyLength=2"),
+            ("http://user@agent/a2a//", "/message:send"),
+        ] {
+            let base: Uri = base.parse().unwrap();
+            let prefix = base.path().trim_end_matches('/');
+            let authority = base.authority().unwrap();
+            let parsed: Uri = format!("http://{authority}{prefix}{path}").parse().unwrap();
+            let joined = under(&base, path).unwrap();
+            assert_eq!(joined, parsed);
+            assert_eq!(joined.to_string(), parsed.to_string());
+        }
+        assert!(matches!(
+            under(&"http://agent/".parse().unwrap(), "/a b"),
+            Err(ClientError::Url { .. })
+        ));
     }
 
     #[test]

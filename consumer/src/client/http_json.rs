@@ -29,15 +29,7 @@ pub(super) fn request(
     a2a_version: Option<&'static str>,
 ) -> Result<HttpRequest, ClientError> {
     let (verb, route, body) = route(method, params)?;
-    let prefix = base.path().trim_end_matches('/');
-    let authority = http::authority(base)?;
-    let url = format!("http://{authority}{prefix}{route}");
-    let uri: Uri = url
-        .parse()
-        .map_err(|error: ::http::uri::InvalidUri| ClientError::Url {
-            url,
-            problem: error.to_string(),
-        })?;
+    let uri = http::under(base, &route)?;
     let body = match body {
         Some(body) => Some((
             http_json::MEDIA_TYPE,
