@@ -10,8 +10,11 @@
 //! and the recording thread loses those events until the next recorder is installed
 //! anywhere: the same seed gives another trace. One subscriber that lives as long as the
 //! process keeps at least two alive whenever a recorder is, so tracing asks every live
-//! subscriber, and this one answers "sometimes" for every callsite a recorder records: each
-//! event is then offered to its thread's current subscriber, which decides.
+//! subscriber, and this one answers "always" for every callsite a recorder records, as a
+//! recorder does. Where every live subscriber says "always", tracing offers each event to its
+//! thread's current subscriber without asking it first whether it is enabled (a recorder would
+//! answer what it answered for the callsite: about 70 instructions an event saved); where any
+//! says otherwise, the callsite is "sometimes" and each event's current subscriber decides.
 
 use std::sync::OnceLock;
 
@@ -26,7 +29,8 @@ pub(super) fn keep_recorded_callsites_wanted(wanted: fn(&Metadata<'_>) -> bool) 
     KEPT.get_or_init(|| Dispatch::new(RecordedCallsites { wanted }));
 }
 
-/// Wants, sometimes, what a recorder takes; takes nothing itself.
+/// Wants what a recorder takes, as a recorder does; takes nothing itself (it is no thread's
+/// subscriber, so nothing is offered to it).
 struct RecordedCallsites {
     wanted: fn(&Metadata<'_>) -> bool,
 }
@@ -34,7 +38,7 @@ struct RecordedCallsites {
 impl Subscriber for RecordedCallsites {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
         if (self.wanted)(meta) {
-            Interest::sometimes()
+            Interest::always()
         } else {
             Interest::never()
         }
