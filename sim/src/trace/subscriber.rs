@@ -45,7 +45,7 @@ impl Recorder {
         keep_recorded_callsites_wanted(is_wanted);
         INSTALLED.with(|dispatch| {
             let previous = RecorderSubscriber::of(dispatch)
-                .map(|subscriber| subscriber.recorder().replace(self.clone()));
+                .map(|subscriber| subscriber.state().recorder.replace(self.clone()));
             Installed {
                 _default: dispatcher::set_default(dispatch),
                 dispatch: dispatch.clone(),
@@ -68,7 +68,7 @@ pub struct Installed {
 impl Drop for Installed {
     fn drop(&mut self) {
         if let Some(subscriber) = RecorderSubscriber::of(&self.dispatch) {
-            *subscriber.recorder() = self.previous.take();
+            subscriber.state().recorder = self.previous.take();
         }
     }
 }
@@ -78,15 +78,23 @@ impl Drop for Installed {
 /// closes one of those per host on every step, and a general-purpose span registry made
 /// that a measurable share of a run's cost.
 pub struct RecorderSubscriber {
+    /// Behind one lock, taken once per event: a lock each for the recorder, the spans and
+    /// the buffers, and the event's host cloned out of the spans', cost about 110
+    /// instructions an event more.
+    state: Mutex<State>,
+}
+
+/// What the subscriber keeps between calls.
+struct State {
     /// Where lines go: the recorder installed (none on a thread's subscriber between runs).
-    recorder: Mutex<Option<Recorder>>,
-    spans: Mutex<Spans>,
+    recorder: Option<Recorder>,
+    spans: Spans,
     /// The buffers of the event being recorded, kept for the next event's.
-    scratch: Mutex<Scratch>,
+    scratch: Scratch,
 }
 
 /// Where an event's line is written before it is appended to the recorder's, whole: the
-/// recorder is not locked while the event's values are visited.
+/// recorder's own lock is not taken while the event's values are visited.
 #[derive(Default)]
 struct Scratch {
     line: String,
@@ -116,11 +124,11 @@ struct LiveSpan {
 
 impl Spans {
     /// The host of the innermost entered `node` span.
-    fn current_host(&self) -> Option<Arc<Host>> {
+    fn current_host(&self) -> Option<&Host> {
         self.entered
             .iter()
             .rev()
-            .find_map(|id| self.get(*id).and_then(|span| span.host.clone()))
+            .find_map(|id| self.get(*id).and_then(|span| span.host.as_deref()))
     }
 
     fn position(&self, id: u64) -> Option<usize> {
@@ -157,9 +165,11 @@ fn is_user_logged(meta: &Metadata<'_>) -> bool {
 impl RecorderSubscriber {
     fn recording(recorder: Option<Recorder>) -> Self {
         RecorderSubscriber {
-            recorder: Mutex::new(recorder),
-            spans: Mutex::default(),
-            scratch: Mutex::default(),
+            state: Mutex::new(State {
+                recorder,
+                spans: Spans::default(),
+                scratch: Scratch::default(),
+            }),
         }
     }
 
@@ -168,14 +178,8 @@ impl RecorderSubscriber {
         dispatch.downcast_ref::<RecorderSubscriber>()
     }
 
-    fn recorder(&self) -> MutexGuard<'_, Option<Recorder>> {
-        self.recorder
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn spans(&self) -> MutexGuard<'_, Spans> {
-        self.spans
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -217,16 +221,16 @@ impl RecorderSubscriber {
         line
     }
 
-    /// Records `event`'s canonical line.
-    fn record_line(&self, recorder: &Recorder, event: &Event<'_>, host: Option<&Host>) {
+    /// Records `event`'s canonical line, written in `scratch`.
+    fn record_line(
+        recorder: &Recorder,
+        scratch: &mut Scratch,
+        event: &Event<'_>,
+        host: Option<&Host>,
+    ) {
         let layout = LineLayout::of(event.metadata());
         let elapsed = Self::elapsed(recorder, host.map(|host| &*host.name));
-        // The subscriber's buffers. tracing does not dispatch an event raised while another
-        // is dispatched, so they are free; should that change, the inner event gets its own
-        // rather than waiting on the lock forever.
-        let mut kept = self.scratch.try_lock().ok();
-        let mut own = Scratch::default();
-        let Scratch { line, sorted } = kept.as_deref_mut().unwrap_or(&mut own);
+        let Scratch { line, sorted } = scratch;
         // The canonical line: keys in bytewise order at both levels.
         line.clear();
         line.push_str("{\"fields\":{");
@@ -257,7 +261,8 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
-        let mut spans = self.spans();
+        let mut state = self.state();
+        let spans = &mut state.spans;
         let host = if is_node_span(attrs.metadata()) {
             let mut name = HostName {
                 hosts: &mut spans.hosts,
@@ -290,36 +295,41 @@ impl Subscriber for RecorderSubscriber {
         if !recorded && !is_user_logged(event.metadata()) {
             return;
         }
-        let host = {
-            let spans = self.spans();
-            match event.parent() {
-                Some(parent) => spans
-                    .get(parent.into_u64())
-                    .and_then(|span| span.host.clone()),
-                None if event.is_contextual() => spans.current_host(),
-                None => None,
-            }
-        };
-        let recorder = self.recorder();
+        // Held while the event's values are visited: tracing does not dispatch an event (nor
+        // a span's calls) raised while another event is dispatched on the thread.
+        let mut state = self.state();
+        let State {
+            recorder,
+            spans,
+            scratch,
+        } = &mut *state;
         let Some(recorder) = recorder.as_ref() else {
             return;
         };
+        let host = match event.parent() {
+            Some(parent) => spans
+                .get(parent.into_u64())
+                .and_then(|span| span.host.as_deref()),
+            None if event.is_contextual() => spans.current_host(),
+            None => None,
+        };
         if recorded {
-            self.record_line(recorder, event, host.as_deref());
+            Self::record_line(recorder, scratch, event, host);
         } else {
             eprintln!(
                 "{}",
-                Self::user_line(recorder, event, host.as_ref().map(|host| &*host.name))
+                Self::user_line(recorder, event, host.map(|host| &*host.name))
             );
         }
     }
 
     fn enter(&self, span: &Id) {
-        self.spans().entered.push(span.into_u64());
+        self.state().spans.entered.push(span.into_u64());
     }
 
     fn exit(&self, span: &Id) {
-        let mut spans = self.spans();
+        let mut state = self.state();
+        let spans = &mut state.spans;
         let id = span.into_u64();
         // Spans are almost always exited innermost first.
         if spans.entered.last() == Some(&id) {
@@ -330,14 +340,15 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn clone_span(&self, span: &Id) -> Id {
-        if let Some(live) = self.spans().get_mut(span.into_u64()) {
+        if let Some(live) = self.state().spans.get_mut(span.into_u64()) {
             live.handles += 1;
         }
         span.clone()
     }
 
     fn try_close(&self, span: Id) -> bool {
-        let mut spans = self.spans();
+        let mut state = self.state();
+        let spans = &mut state.spans;
         let Some(at) = spans.position(span.into_u64()) else {
             return false;
         };
@@ -356,7 +367,8 @@ impl Subscriber for RecorderSubscriber {
     }
 
     fn current_span(&self) -> Current {
-        let spans = self.spans();
+        let state = self.state();
+        let spans = &state.spans;
         spans
             .entered
             .last()
