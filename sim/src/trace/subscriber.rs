@@ -89,16 +89,8 @@ struct State {
     /// Where lines go: the recorder installed (none on a thread's subscriber between runs).
     recorder: Option<Recorder>,
     spans: Spans,
-    /// The buffers of the event being recorded, kept for the next event's.
-    scratch: Scratch,
-}
-
-/// Where an event's line is written before it is appended to the recorder's, whole: the
-/// recorder's own lock is not taken while the event's values are visited.
-#[derive(Default)]
-struct Scratch {
-    line: String,
-    /// The fields of an event whose callsite does not declare them in the line's order.
+    /// The fields of an event whose callsite does not declare them in the line's order, its
+    /// buffers kept for the next such event's.
     sorted: CanonicalFields,
 }
 
@@ -168,7 +160,7 @@ impl RecorderSubscriber {
             state: Mutex::new(State {
                 recorder,
                 spans: Spans::default(),
-                scratch: Scratch::default(),
+                sorted: CanonicalFields::default(),
             }),
         }
     }
@@ -221,29 +213,28 @@ impl RecorderSubscriber {
         line
     }
 
-    /// Records `event`'s canonical line, written in `scratch`.
+    /// Records `event`'s canonical line, its fields sorted in `sorted` if need be.
     fn record_line(
         recorder: &Recorder,
-        scratch: &mut Scratch,
+        sorted: &mut CanonicalFields,
         event: &Event<'_>,
         host: Option<&Host>,
     ) {
         let layout = LineLayout::of(event.metadata());
         let elapsed = Self::elapsed(recorder, host.map(|host| &*host.name));
-        let Scratch { line, sorted } = scratch;
         // The canonical line: keys in bytewise order at both levels.
-        line.clear();
-        line.push_str("{\"fields\":{");
-        write_fields(event, &layout, sorted, line);
-        line.push_str("},\"host\":");
-        match host {
-            Some(host) => line.push_str(&host.json),
-            None => write_str(SIM_HOST, line),
-        }
-        line.push_str(&layout.level);
-        push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
-        line.push_str(&layout.target);
-        recorder.push_line(line);
+        recorder.push_line(|line| {
+            line.push_str("{\"fields\":{");
+            write_fields(event, &layout, sorted, line);
+            line.push_str("},\"host\":");
+            match host {
+                Some(host) => line.push_str(&host.json),
+                None => write_str(SIM_HOST, line),
+            }
+            line.push_str(&layout.level);
+            push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
+            line.push_str(&layout.target);
+        });
     }
 }
 
@@ -301,7 +292,7 @@ impl Subscriber for RecorderSubscriber {
         let State {
             recorder,
             spans,
-            scratch,
+            sorted,
         } = &mut *state;
         let Some(recorder) = recorder.as_ref() else {
             return;
@@ -314,7 +305,7 @@ impl Subscriber for RecorderSubscriber {
             None => None,
         };
         if recorded {
-            Self::record_line(recorder, scratch, event, host);
+            Self::record_line(recorder, sorted, event, host);
         } else {
             eprintln!(
                 "{}",
