@@ -21,7 +21,7 @@ use super::SIM_HOST;
 use super::canonical::write_str;
 use super::fields::{CanonicalFields, FieldMap, Host, HostName, write_fields};
 use super::interest::keep_recorded_callsites_wanted;
-use super::layout::LineLayout;
+use super::layout::Layouts;
 use super::recorder::Recorder;
 use super::user_log::UserLog;
 
@@ -92,6 +92,7 @@ struct State {
     /// The fields of an event whose callsite does not declare them in the line's order, its
     /// buffers kept for the next such event's.
     sorted: CanonicalFields,
+    layouts: Layouts,
 }
 
 /// The live spans, and the stack of those entered on the simulation's thread.
@@ -161,6 +162,7 @@ impl RecorderSubscriber {
                 recorder,
                 spans: Spans::default(),
                 sorted: CanonicalFields::default(),
+                layouts: Layouts::default(),
             }),
         }
     }
@@ -213,19 +215,21 @@ impl RecorderSubscriber {
         line
     }
 
-    /// Records `event`'s canonical line, its fields sorted in `sorted` if need be.
+    /// Records `event`'s canonical line as its callsite's layout in `layouts` has it, its
+    /// fields sorted in `sorted` if need be.
     fn record_line(
         recorder: &Recorder,
+        layouts: &mut Layouts,
         sorted: &mut CanonicalFields,
         event: &Event<'_>,
         host: Option<&Host>,
     ) {
-        let layout = LineLayout::of(event.metadata());
+        let layout = layouts.of(event.metadata());
         let elapsed = Self::elapsed(recorder, host.map(|host| &*host.name));
         // The canonical line: keys in bytewise order at both levels.
         recorder.push_line(|line| {
             line.push_str("{\"fields\":{");
-            write_fields(event, &layout, sorted, line);
+            write_fields(event, layout, sorted, line);
             line.push_str("},\"host\":");
             match host {
                 Some(host) => line.push_str(&host.json),
@@ -293,6 +297,7 @@ impl Subscriber for RecorderSubscriber {
             recorder,
             spans,
             sorted,
+            layouts,
         } = &mut *state;
         let Some(recorder) = recorder.as_ref() else {
             return;
@@ -305,7 +310,7 @@ impl Subscriber for RecorderSubscriber {
             None => None,
         };
         if recorded {
-            Self::record_line(recorder, sorted, event, host);
+            Self::record_line(recorder, layouts, sorted, event, host);
         } else {
             eprintln!(
                 "{}",
