@@ -28,21 +28,22 @@ pub(super) struct HostName<'a> {
     pub(super) host: Option<Arc<Host>>,
 }
 
-/// A host's name, and the same written as a JSON string once for all the host's lines.
+/// A host's name, and what follows the fields of each of the host's lines up to the level,
+/// `},"host":"name"`, written once for all of them.
 pub(super) struct Host {
     pub(super) name: Box<str>,
-    pub(super) json: String,
+    pub(super) after_fields: String,
 }
 
 impl HostName<'_> {
     fn intern(&mut self, name: &str) {
         let known = self.hosts.iter().find(|host| *host.name == *name).cloned();
         self.host = Some(known.unwrap_or_else(|| {
-            let mut json = String::new();
-            write_str(name, &mut json);
+            let mut after_fields = String::from("},\"host\":");
+            write_str(name, &mut after_fields);
             let host = Arc::new(Host {
                 name: name.into(),
-                json,
+                after_fields,
             });
             self.hosts.push(host.clone());
             host

@@ -18,7 +18,6 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_core::span::Current;
 
 use super::SIM_HOST;
-use super::canonical::write_str;
 use super::fields::{CanonicalFields, FieldMap, Host, HostName, write_fields};
 use super::interest::keep_recorded_callsites_wanted;
 use super::layout::Layouts;
@@ -137,6 +136,10 @@ impl Spans {
     }
 }
 
+/// What follows the fields of a line outside any host up to its level, as [`Host`] keeps it
+/// for a host's lines: [`SIM_HOST`] as a JSON string (it needs no escaping).
+const SIM_AFTER_FIELDS: &str = "},\"host\":\"sim\"";
+
 fn is_node_span(meta: &Metadata<'_>) -> bool {
     meta.is_span() && meta.name() == "node" && meta.target().starts_with("turmoil")
 }
@@ -230,11 +233,7 @@ impl RecorderSubscriber {
         recorder.push_line(|line| {
             line.push_str("{\"fields\":{");
             write_fields(event, layout, sorted, line);
-            line.push_str("},\"host\":");
-            match host {
-                Some(host) => line.push_str(&host.json),
-                None => write_str(SIM_HOST, line),
-            }
+            line.push_str(host.map_or(SIM_AFTER_FIELDS, |host| &host.after_fields));
             line.push_str(&layout.level);
             push_decimal(line, u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX));
             line.push_str(&layout.target);
@@ -372,5 +371,18 @@ impl Subscriber for RecorderSubscriber {
             .map_or_else(Current::none, |(id, metadata)| {
                 Current::new(Id::from_u64(id), metadata)
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::write_str;
+
+    #[test]
+    fn lines_outside_hosts_name_the_sim_host() {
+        let mut expected = String::from("},\"host\":");
+        write_str(SIM_HOST, &mut expected);
+        assert_eq!(SIM_AFTER_FIELDS, expected);
     }
 }
