@@ -45,7 +45,7 @@ pub use runner::{
 pub use seed::{ParseSeedError, Seed};
 pub use sim_time::SimTime;
 pub use swarm::{FaultKind, KindRate, Swarm, SwarmSpace};
-pub use trace::{Installed, Recorder, RecorderSubscriber, SIM_HOST, Trace, TraceHash};
+pub use trace::{Installed, Recorder, SIM_HOST, Trace, TraceHash};
 pub use transport::{
     ConnectError, ServeOptions, SimListener, TimeoutIo, TurmoilConnector, serve, serve_with,
 };

@@ -19,7 +19,7 @@ pub(crate) use canonical::to_canonical_json;
 pub(crate) use canonical::write_str;
 pub use hash::TraceHash;
 pub use recorder::{Recorder, Trace};
-pub use subscriber::{Installed, RecorderSubscriber};
+pub use subscriber::Installed;
 
 /// The host name recorded for events that happen outside any host (faults, the runner).
 pub const SIM_HOST: &str = "sim";

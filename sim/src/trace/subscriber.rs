@@ -33,11 +33,6 @@ thread_local! {
 }
 
 impl Recorder {
-    /// The subscriber that records into this recorder.
-    pub fn subscriber(&self) -> RecorderSubscriber {
-        RecorderSubscriber::recording(Some(self.clone()))
-    }
-
     /// Makes this thread's recorder subscriber, recording into this recorder, the thread's
     /// default until the guard drops.
     pub fn install(&self) -> Installed {
@@ -73,10 +68,10 @@ impl Drop for Installed {
 }
 
 /// The subscriber a [`Recorder`] installs. It tracks only what the trace needs, which spans
-/// are entered and which of them are turmoil's `node` spans, because turmoil opens and
-/// closes one of those per host on every step, and a general-purpose span registry made
+/// are entered and which of them are turmoil's `node` spans, because turmoil enters and
+/// leaves one of those per host on every step, and a general-purpose span registry made
 /// that a measurable share of a run's cost.
-pub struct RecorderSubscriber {
+pub(crate) struct RecorderSubscriber {
     /// Behind one lock, taken once per event: a lock each for the recorder, the spans and
     /// the buffers, and the event's host cloned out of the spans', cost about 110
     /// instructions an event more.
