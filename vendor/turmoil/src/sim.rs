@@ -386,6 +386,15 @@ impl<'a> Sim<'a> {
         self.world.borrow().topology.next_delivery(running)
     }
 
+    /// Whether a message a host sent to itself is still on its way. Turmoil
+    /// delivers those with a timer of the host's own, a tick after they were
+    /// sent, which [`Sim::next_delivery`] does not see; while one is on its
+    /// way, a step longer than the tick or a quiet step (see
+    /// [`Sim::step_by_quiet`]) may not be the same as the steps it stands for.
+    pub fn loopback_in_flight(&self) -> bool {
+        self.world.borrow().loopback.any()
+    }
+
     /// Access a [`LinksIter`] to introspect inflight messages between hosts.
     pub fn links(&self, f: impl FnOnce(LinksIter)) {
         let top = &mut self.world.borrow_mut().topology;
@@ -452,7 +461,8 @@ impl<'a> Sim<'a> {
     /// due at the end of the step before (timers due at the end of a tick
     /// fire in its last park, after which the tick returns, leaving the tasks
     /// they woke for the next tick). Turmoil's own timers count: a message a
-    /// host sends to itself is delivered by a timer one tick later.
+    /// host sends to itself is delivered by a timer one tick later (see
+    /// [`Sim::loopback_in_flight`]).
     ///
     /// In such a step a host with no task queued after its messages are
     /// delivered would run nothing, so its runtime is not run: its clock
@@ -1441,6 +1451,41 @@ mod test {
         assert_eq!(sim.next_delivery(), None);
         sim.bounce("server");
         assert_eq!(sim.next_delivery(), Some(Duration::ZERO));
+        Ok(())
+    }
+
+    #[test]
+    fn loopback_in_flight_counts_messages_to_self_until_delivered_or_crashed() -> Result {
+        let mut sim = Builder::new().build();
+        sim.host("server", || async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            let mut buf = [0; 8];
+            loop {
+                socket.recv_from(&mut buf).await?;
+                socket.send_to(b"echo", "127.0.0.1:1234").await?;
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"ping", "server:1234").await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        assert!(!sim.loopback_in_flight());
+        // The ping crosses the network: not a loopback message.
+        sim.step()?;
+        assert!(!sim.loopback_in_flight());
+        while sim.next_delivery().is_some() {
+            sim.step()?;
+        }
+        // The server has read the ping and sent itself its echo.
+        assert!(sim.loopback_in_flight());
+        // Delivered a tick later, read, and sent again: always one on its way.
+        sim.step()?;
+        assert!(sim.loopback_in_flight());
+        // A crash drops the task that would deliver it.
+        sim.crash("server");
+        assert!(!sim.loopback_in_flight());
         Ok(())
     }
 

@@ -14,6 +14,8 @@ use scoped_tls::scoped_thread_local;
 use std::cell::RefCell;
 use std::io::Result;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Tracks all the state for the simulated world.
@@ -42,6 +44,40 @@ pub(crate) struct World {
     /// Run duration for each host on every step.
     // TODO: Remove this once we've cleaned up the loopback implementation hacks
     pub(crate) tick_duration: Duration,
+
+    /// Messages hosts have sent to themselves and that are not delivered yet
+    /// (see [`crate::Sim::loopback_in_flight`]).
+    pub(crate) loopback: Loopback,
+}
+
+/// Counts the messages a host sends to itself while they are on their way:
+/// each is delivered by a task of the host's runtime that sleeps a tick, a
+/// timer the network's queues do not show.
+#[derive(Clone, Default)]
+pub(crate) struct Loopback(Arc<AtomicUsize>);
+
+impl Loopback {
+    /// A message leaves: it counts until the returned guard, which its
+    /// delivering task holds, is dropped, delivered or not (a crash drops the
+    /// task with the host's runtime).
+    pub(crate) fn depart(&self) -> InFlight {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        InFlight(self.0.clone())
+    }
+
+    /// Whether any message is on its way.
+    pub(crate) fn any(&self) -> bool {
+        self.0.load(Ordering::Relaxed) > 0
+    }
+}
+
+/// One message of [`Loopback`] on its way.
+pub(crate) struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 scoped_thread_local!(static CURRENT: RefCell<World>);
@@ -62,6 +98,7 @@ impl World {
             current: None,
             rng,
             tick_duration,
+            loopback: Loopback::default(),
         }
     }
 

@@ -89,7 +89,7 @@ impl TcpStream {
             if !is_same(pair.local, pair.remote) {
                 world.send_message(pair.local, pair.remote, syn)?;
             } else {
-                send_loopback(pair.local, pair.remote, syn);
+                send_loopback(world, pair.local, pair.remote, syn);
             };
 
             Ok::<_, Error>((pair, rx, bidi))
@@ -417,7 +417,7 @@ impl WriteHalf {
     fn send(&self, world: &mut World, segment: Segment) -> Result<()> {
         let message = Protocol::Tcp(segment);
         if is_same(self.pair.local, self.pair.remote) {
-            send_loopback(self.pair.local, self.pair.remote, message);
+            send_loopback(world, self.pair.local, self.pair.remote, message);
         } else {
             world.send_message(self.pair.local, self.pair.remote, message)?;
         }
@@ -425,7 +425,7 @@ impl WriteHalf {
     }
 }
 
-fn send_loopback(src: SocketAddr, dst: SocketAddr, message: Protocol) {
+fn send_loopback(world: &World, src: SocketAddr, dst: SocketAddr, message: Protocol) {
     // Check for a runtime before spawning as this code is hit in the drop path
     // as streams attempt to send FINs.
     // TODO: Investigate drop ordering within the Sim to ensure things are unrolling
@@ -434,7 +434,9 @@ fn send_loopback(src: SocketAddr, dst: SocketAddr, message: Protocol) {
         return;
     }
 
+    let in_flight = world.loopback.depart();
     tokio::spawn(async move {
+        let _in_flight = in_flight;
         // FIXME: Forces delivery on the next step which better aligns with the
         // remote networking behavior.
         // https://github.com/tokio-rs/turmoil/issues/132
@@ -611,7 +613,7 @@ impl Drop for ReadHalf {
                 let pair = *self.pair;
                 let message = Protocol::Tcp(Segment::Rst);
                 if is_same(pair.local, pair.remote) {
-                    send_loopback(pair.local, pair.remote, message);
+                    send_loopback(world, pair.local, pair.remote, message);
                 } else {
                     let _ = world.send_message(pair.local, pair.remote, message);
                 }
