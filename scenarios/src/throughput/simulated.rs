@@ -2,12 +2,12 @@
 //! the same runs taped for the protocol floor.
 
 use super::floor::Script;
-use super::stopwatch::{Clock, Stopwatch};
+use super::stopwatch::{Clock, Elapsed, Stopwatch};
 use super::tape::{Tapes, TapingConnector};
 use super::workload::{DIALECT, Stepping, incident};
 use crate::consumer_choice::{ConsumerChoice, sim_client};
 use crate::run::{RunOptions, RunResult, Verdict, run};
-use crate::run_spec::Faults;
+use crate::run_spec::{Faults, RunSpec};
 use meshsim_consumer::{ReconcilingConfig, ReconcilingConsumer};
 use serde::Serialize;
 use std::ops::Range;
@@ -82,36 +82,78 @@ pub fn simulate(
     tick: Duration,
     stepping: Stepping,
 ) -> Result<SimulatedSample, String> {
-    let specs = seeds
-        .map(|seed| incident(personality, seed, faults.clone(), tick))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut sample = SimulatedSample {
-        personality: personality.to_string(),
-        faults: faults.name(),
-        stepping,
-        runs: 0,
-        holds: 0,
-        wall_ms: 0.0,
-        thread_cpu_ms: 0.0,
-        simulated_ms: 0,
-    };
-    let options = stepping.options();
-    for spec in specs.iter().cycle().take(WARM_UP_RUNS) {
-        run(spec, &options).map_err(|error| error.to_string())?;
-    }
-    let stopwatch = Stopwatch::start();
+    let mut batch = Batch::new(personality, seeds, faults, tick, stepping)?;
+    batch.warm_up()?;
     for _ in 0..rounds.max(1) {
-        for spec in &specs {
-            let result = run(spec, &options).map_err(|error| error.to_string())?;
-            sample.runs += 1;
-            sample.holds += u64::from(result.verdict == Verdict::Holds);
-            sample.simulated_ms += result.elapsed_ms;
-        }
+        batch.time()?;
     }
-    let elapsed = stopwatch.elapsed();
-    sample.wall_ms = elapsed.wall.as_secs_f64() * 1000.0;
-    sample.thread_cpu_ms = elapsed.thread_cpu.as_secs_f64() * 1000.0;
-    Ok(sample)
+    Ok(batch.into_sample())
+}
+
+/// The runs of one personality's seeds, stepped one way, timed batch after batch into one
+/// sample: every timed batch adds its runs and its time to it.
+pub struct Batch {
+    specs: Vec<RunSpec>,
+    options: RunOptions,
+    sample: SimulatedSample,
+}
+
+impl Batch {
+    /// The runs of the incident for every seed of `seeds`, none timed yet.
+    pub fn new(
+        personality: &str,
+        seeds: Range<u64>,
+        faults: Faults,
+        tick: Duration,
+        stepping: Stepping,
+    ) -> Result<Batch, String> {
+        let specs = seeds
+            .map(|seed| incident(personality, seed, faults.clone(), tick))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Batch {
+            specs,
+            options: stepping.options(),
+            sample: SimulatedSample {
+                personality: personality.to_string(),
+                faults: faults.name(),
+                stepping,
+                runs: 0,
+                holds: 0,
+                wall_ms: 0.0,
+                thread_cpu_ms: 0.0,
+                simulated_ms: 0,
+            },
+        })
+    }
+
+    /// The untimed runs (`WARM_UP_RUNS`) a timed batch wants before it.
+    pub fn warm_up(&self) -> Result<(), String> {
+        for spec in self.specs.iter().cycle().take(WARM_UP_RUNS) {
+            run(spec, &self.options).map_err(|error| error.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Runs every seed once, timed by both clocks, adds it all to the sample, and returns
+    /// the time it took.
+    pub fn time(&mut self) -> Result<Elapsed, String> {
+        let stopwatch = Stopwatch::start();
+        for spec in &self.specs {
+            let result = run(spec, &self.options).map_err(|error| error.to_string())?;
+            self.sample.runs += 1;
+            self.sample.holds += u64::from(result.verdict == Verdict::Holds);
+            self.sample.simulated_ms += result.elapsed_ms;
+        }
+        let elapsed = stopwatch.elapsed();
+        self.sample.wall_ms += elapsed.wall.as_secs_f64() * 1000.0;
+        self.sample.thread_cpu_ms += elapsed.thread_cpu.as_secs_f64() * 1000.0;
+        Ok(elapsed)
+    }
+
+    /// Every batch timed so far, as one sample.
+    pub fn into_sample(self) -> SimulatedSample {
+        self.sample
+    }
 }
 
 /// Runs the incident for `seed` with the reconciling consumer's connections taped, and
