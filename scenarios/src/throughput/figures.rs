@@ -29,9 +29,30 @@ impl FloorSample {
     }
 }
 
-/// The floor against the simulated runs, by one clock.
+/// The floor against the simulated runs, by one clock, over a personality's interleaved
+/// rounds: each figure is the median over the rounds. `cost_over_floor` is the median of the
+/// rounds' own ratios, so it need not equal the ratio of the two medians beside it.
 #[derive(Debug, Clone, Serialize)]
 pub struct FloorCost {
+    pub floor_us_per_run: f64,
+    /// With fast-forward.
+    pub simulated_us_per_run: f64,
+    pub cost_over_floor: f64,
+    /// The least and the greatest of the rounds' `cost_over_floor`: the noise around it.
+    pub cost_over_floor_min: f64,
+    pub cost_over_floor_max: f64,
+    /// With every step taken.
+    pub fixed_us_per_run: f64,
+    pub fixed_cost_over_floor: f64,
+    pub fixed_cost_over_floor_min: f64,
+    pub fixed_cost_over_floor_max: f64,
+    /// Every round's own figures, in the order they were timed.
+    pub rounds: Vec<RoundCost>,
+}
+
+/// One round's floor against the simulated runs timed right before it, by one clock.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RoundCost {
     pub floor_us_per_run: f64,
     /// With fast-forward.
     pub simulated_us_per_run: f64,
@@ -94,7 +115,8 @@ pub struct Headline {
     pub seeds_per_sec: f64,
     /// Real wall time per run over simulated wall time per run (geometric mean).
     pub speedup_vs_real: f64,
-    /// Simulated wall time per run over the protocol floor's (geometric mean).
+    /// Simulated time per run over the protocol floor's: the geometric mean over the
+    /// personalities of each one's median round.
     pub cost_over_floor: f64,
 }
 
