@@ -1,12 +1,13 @@
 //! `meshsim bench [--quick] [--json] [--memory-seeds N]`: what a sweep costs, measured on the
 //! origin incident with the reconciling consumer (see `meshsim_scenarios::throughput`):
 //! (a) simulated seeds per second under swarm faults on one thread, (b) the same scenario
-//! over real loopback TCP against the simulated run, (c) the protocol floor, and the
-//! `--jobs 2` over `--jobs 1` sweep throughput. Every simulated figure is measured with idle
-//! fast-forward and with fixed steps side by side, and their ratio reported, and every figure
-//! is timed by the thread's CPU time (the headline: a busy machine does not move it) and by
-//! the wall clock, each labelled. With `--memory-seeds N`, also the peak RSS of a child
-//! `meshsim sweep` of 1,000 seeds and of N seeds.
+//! over real loopback TCP against the simulated run, (c) the protocol floor, timed in rounds
+//! beside (a) (each ratio the median of its rounds, shown with their least and greatest),
+//! and the `--jobs 2` over `--jobs 1` sweep throughput. Every simulated figure is measured
+//! with idle fast-forward and with fixed steps side by side, and their ratio reported, and
+//! every figure is timed by the thread's CPU time (the headline: a busy machine does not move
+//! it) and by the wall clock, each labelled. With `--memory-seeds N`, also the peak RSS of a
+//! child `meshsim sweep` of 1,000 seeds and of N seeds.
 
 use crate::cli::selection::{DEFAULT_TICK_MS, tick_ms};
 use clap::Args;
@@ -146,26 +147,39 @@ fn table(figures: &Figures, quick: bool) -> String {
             ));
         }
     }
+    let rounds = figures
+        .floor
+        .first()
+        .map_or(0, |sample| sample.thread_cpu.rounds.len());
+    out.push_str(&format!(
+        "\n(c) protocol floor: the run's taped exchange through codec, SSE and ledger, per clock;\n    \
+         medians of {rounds} rounds, each timed right after the same seeds' (a) batches; a ratio with its rounds' (least-greatest)\n"
+    ));
     out.push_str(
-        "\n(c) protocol floor: the run's taped exchange through codec, SSE and ledger, per clock\n",
-    );
-    out.push_str(
-        "    personality        runs  exchanges/run  clock       floor us/run  simulated us/run  cost/floor  fixed us/run  fixed cost/floor\n",
+        "    personality        runs  exchanges/run  clock       floor us/run  simulated us/run         cost/floor  fixed us/run   fixed cost/floor\n",
     );
     for sample in &figures.floor {
         for clock in Clock::BOTH {
             let cost = sample.by(clock);
             out.push_str(&format!(
-                "    {:<16} {:>6} {:>14.1}  {:<10} {:>13.1} {:>17.0} {:>11.1} {:>13.0} {:>17.1}\n",
+                "    {:<16} {:>6} {:>14.1}  {:<10} {:>13.1} {:>17.0} {:>18} {:>13.0} {:>18}\n",
                 sample.personality,
                 sample.runs,
                 sample.exchanges_per_run,
                 clock.name(),
                 cost.floor_us_per_run,
                 cost.simulated_us_per_run,
-                cost.cost_over_floor,
+                with_spread(
+                    cost.cost_over_floor,
+                    cost.cost_over_floor_min,
+                    cost.cost_over_floor_max
+                ),
                 cost.fixed_us_per_run,
-                cost.fixed_cost_over_floor,
+                with_spread(
+                    cost.fixed_cost_over_floor,
+                    cost.fixed_cost_over_floor_min,
+                    cost.fixed_cost_over_floor_max
+                ),
             ));
         }
     }
@@ -210,6 +224,11 @@ fn table(figures: &Figures, quick: bool) -> String {
         cpu.fast_forward_over_fixed, wall.fast_forward_over_fixed,
     ));
     out
+}
+
+/// A ratio with the least and the greatest of the rounds it is the median of: `8.1 (7.4-8.9)`.
+fn with_spread(median: f64, least: f64, greatest: f64) -> String {
+    format!("{median:.1} ({least:.1}-{greatest:.1})")
 }
 
 fn stepping_name(stepping: Stepping) -> &'static str {
@@ -302,12 +321,17 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::vm_hwm_kb;
+    use super::{vm_hwm_kb, with_spread};
 
     #[test]
     fn reads_the_peak_resident_set_from_a_status_file() {
         let status = "Name:\tmeshsim\nVmPeak:\t  20000 kB\nVmHWM:\t    7496 kB\nVmRSS:\t 7000 kB\n";
         assert_eq!(vm_hwm_kb(status), Some(7496));
         assert_eq!(vm_hwm_kb("Name:\tmeshsim\n"), None);
+    }
+
+    #[test]
+    fn a_ratio_is_shown_with_the_spread_of_its_rounds() {
+        assert_eq!(with_spread(8.04, 7.391, 8.55), "8.0 (7.4-8.6)");
     }
 }
