@@ -106,12 +106,12 @@ fn table(figures: &Figures, quick: bool) -> String {
     );
     out.push_str("(a) simulated, swarm faults, one thread; cpu = the thread's CPU time\n");
     out.push_str(
-        "    personality      stepping        runs  holds  seeds/s cpu  seeds/s wall  simulated ms/run  cpu ms/run  wall ms/run\n",
+        "    personality      stepping        runs  holds  seeds/s cpu  seeds/s wall  simulated ms/run  steps/run  cpu ms/run  wall ms/run\n",
     );
     for sample in &figures.simulated {
         let per_run = |clock| sample.ms(clock) / sample.runs.max(1) as f64;
         out.push_str(&format!(
-            "    {:<16} {:<12} {:>7} {:>6} {:>12.1} {:>13.1} {:>17.0} {:>11.2} {:>12.2}\n",
+            "    {:<16} {:<12} {:>7} {:>6} {:>12.1} {:>13.1} {:>17.0} {:>10.1} {:>11.2} {:>12.2}\n",
             sample.personality,
             stepping_name(sample.stepping),
             sample.runs,
@@ -119,6 +119,7 @@ fn table(figures: &Figures, quick: bool) -> String {
             sample.seeds_per_sec(Clock::ThreadCpu),
             sample.seeds_per_sec(Clock::Wall),
             sample.simulated_ms as f64 / sample.runs.max(1) as f64,
+            sample.steps as f64 / sample.runs.max(1) as f64,
             per_run(Clock::ThreadCpu),
             per_run(Clock::Wall),
         ));

@@ -331,6 +331,11 @@ mod tests {
             side_by_side("go-replaying", 0..budget.seeds, budget, DEFAULT_TICK).expect("measured");
         assert_eq!((fast.stepping, fast.runs), (Stepping::FastForward, 6));
         assert_eq!((fixed.stepping, fixed.runs), (Stepping::Fixed, 6));
+        // Fast-forward takes the idle stretches as one step each.
+        assert!(
+            0 < fast.steps && fast.steps < fixed.steps,
+            "{fast:?} {fixed:?}"
+        );
         assert_eq!(floor.runs, 2);
         for clock in Clock::BOTH {
             let cost = floor.by(clock);

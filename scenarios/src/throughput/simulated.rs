@@ -27,6 +27,9 @@ pub struct SimulatedSample {
     pub thread_cpu_ms: f64,
     /// Simulated time summed over the runs.
     pub simulated_ms: u64,
+    /// Simulation steps summed over the runs: fast-forward takes a stretch of idle steps as
+    /// one, so this is where the two ways of stepping differ.
+    pub steps: u64,
 }
 
 impl SimulatedSample {
@@ -122,6 +125,7 @@ impl Batch {
                 wall_ms: 0.0,
                 thread_cpu_ms: 0.0,
                 simulated_ms: 0,
+                steps: 0,
             },
         })
     }
@@ -143,6 +147,7 @@ impl Batch {
             self.sample.runs += 1;
             self.sample.holds += u64::from(result.verdict == Verdict::Holds);
             self.sample.simulated_ms += result.elapsed_ms;
+            self.sample.steps += result.steps;
         }
         let elapsed = stopwatch.elapsed();
         self.sample.wall_ms += elapsed.wall.as_secs_f64() * 1000.0;
