@@ -7,17 +7,22 @@ use meshsim_sim::{Fault, FaultPlan, TimedFault};
 use meshsim_sim::{Run, RunConfig, Runner, Seed};
 use meshsim_trace::TraceEvent;
 
+/// A run stepped every 10 ms, with fast-forward or not, its chaos and liveness phases
+/// `chaos_ms` and `liveness_ms` long.
+fn ten_ms_steps(fast_forward: bool, chaos_ms: u64, liveness_ms: u64) -> RunConfig {
+    RunConfig {
+        tick: Duration::from_millis(10),
+        chaos: Duration::from_millis(chaos_ms),
+        liveness: Duration::from_millis(liveness_ms),
+        fast_forward,
+        ..RunConfig::default()
+    }
+}
+
 /// Two hosts that wake up now and then, a hook and a crash that strike while every host is
 /// asleep, and a client that waits them out; stepped every 10 ms.
 fn sleepy_run(fast_forward: bool) -> Run {
-    let config = RunConfig {
-        tick: Duration::from_millis(10),
-        chaos: Duration::from_millis(2_000),
-        liveness: Duration::from_millis(3_000),
-        fast_forward,
-        ..RunConfig::default()
-    };
-    let mut runner = Runner::new(Seed::new(3), config);
+    let mut runner = Runner::new(Seed::new(3), ten_ms_steps(fast_forward, 2_000, 3_000));
     let hooks = runner.hooks();
     runner.plan(FaultPlan::new(vec![
         TimedFault::new(
@@ -112,14 +117,7 @@ fn loopback_run(fast_forward: bool) -> Run {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use turmoil::net::{TcpListener, TcpStream};
 
-    let config = RunConfig {
-        tick: Duration::from_millis(10),
-        chaos: Duration::from_millis(1_000),
-        liveness: Duration::from_millis(1_000),
-        fast_forward,
-        ..RunConfig::default()
-    };
-    let mut runner = Runner::new(Seed::new(5), config);
+    let mut runner = Runner::new(Seed::new(5), ten_ms_steps(fast_forward, 1_000, 1_000));
     runner.host("sink", || async {
         let listener = TcpListener::bind(("0.0.0.0", 9001)).await?;
         let (mut from_relay, _) = listener.accept().await?;
