@@ -104,6 +104,23 @@ impl EventStream {
         }
     }
 
+    /// Whether the peer ends the stream within `grace`: no event left unread and the body
+    /// at its end by then. An event that arrives meanwhile stays for `next`, and ends the
+    /// wait.
+    pub async fn ends_within(&mut self, grace: Duration) -> bool {
+        if !self.ready.is_empty() {
+            return false;
+        }
+        match meshsim_time::timeout(grace, self.next()).await {
+            Ok(None) => true,
+            Ok(Some(item)) => {
+                self.ready.push_front(item);
+                false
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The latest the peer can have sent the events last read: when they arrived, or
     /// earlier where the stream's keep-alives say a link held them (`client/pace.rs`).
     pub fn sent_by(&self) -> Instant {

@@ -40,6 +40,11 @@ impl<C: Connector> Run<'_, C> {
     ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
+        // A task found alive, or resumed, says it outlived the close only if the peer had
+        // seen the close first: if the consumer dropped the stream itself, the call may have
+        // overtaken the close on the way (another connection). Found gone, it was lost with
+        // the close either way.
+        let close_seen = slot.as_ref().is_some_and(|task| task.ended_by_peer);
         // What follows a stream's close says how the peer treats closes only on the first
         // try: a second one follows a call that failed or went unconfirmed, and the close
         // itself may not have reached the peer then (a one-way partition drops it while
@@ -73,7 +78,7 @@ impl<C: Connector> Run<'_, C> {
                     if let Some(end) = self.check_ours(&found).await {
                         return Err(end);
                     }
-                    if streamed_before && first_try {
+                    if streamed_before && first_try && close_seen {
                         self.learn(Observed::TaskSurvivedStreamClose(true));
                     }
                     let report =
@@ -152,7 +157,10 @@ impl<C: Connector> Run<'_, C> {
                 } else {
                     (report.applied > 0).then_some(FollowupBehaviour::Resumes)
                 };
-                if let Some(behaviour) = behaviour.filter(|_| streamed_before && first_try) {
+                let survived = !matches!(behaviour, Some(FollowupBehaviour::NewTask));
+                let sound = !survived || close_seen;
+                if let Some(behaviour) = behaviour.filter(|_| streamed_before && first_try && sound)
+                {
                     self.learn(Observed::Followup(behaviour));
                 }
                 Ok(report)

@@ -13,6 +13,10 @@
 //!   means re-dispatch from scratch under a new task, after canceling the old one if the
 //!   peer still has it. Where tasks do not outlive their stream, it stops streaming to that
 //!   peer: the Card's `streaming` says whether SSE works, not whether tasks survive it.
+//!   A task found alive teaches that tasks outlive their streams only if the peer ended
+//!   the stream itself (while learning, the consumer waits briefly for that end): a stream
+//!   the consumer drops closes on its own connection, and the question, on a new one, can
+//!   overtake the close.
 //! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches
 //!   at once (it backs off only after the peer lost a task, which may mean a restart, and
 //!   counts the lost task's life as part of the pause).

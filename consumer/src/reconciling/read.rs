@@ -10,7 +10,14 @@ use crate::report::AnomalyKind;
 use crate::session;
 use meshsim_protocol::clock::parse_rfc3339;
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
+use std::time::Duration;
 use tokio::time::Instant;
+
+/// How long the consumer waits for a peer to end a stream that reached `input-required`,
+/// while it is learning whether tasks outlive their streams: the end travels right behind
+/// the question on the same connection, so only the link's jitter separates them (1 to 20
+/// ms in the simulation, delivered at the next step).
+const CLOSE_GRACE: Duration = Duration::from_millis(50);
 
 impl<C: Connector> Run<'_, C> {
     /// Reads a stream until it closes or the task settles, judging every state.
@@ -60,15 +67,43 @@ impl<C: Connector> Run<'_, C> {
                 bound_unstamped(&event, stream.sent_by(), slot);
             }
             if let Some(end) = end {
+                let ended_by_peer = self.peer_ends(&mut stream, &end, slot).await;
+                if let Some(task) = slot.as_mut() {
+                    task.ended_by_peer = ended_by_peer;
+                }
                 report.end = end;
                 return report;
             }
         }
         if let Some(task) = slot.as_mut() {
+            task.ended_by_peer = matches!(report.end, ReadEnd::Closed);
             let rulings = task.ledger.close(connection);
             self.record_rulings(task, rulings, &mut report);
         }
         report
+    }
+
+    /// Whether the peer ends a stream the consumer stops reading at `end`. It matters only
+    /// while the profile does not yet say whether tasks outlive their streams: the call that
+    /// finds out follows at once, and finding the task alive proves something only if the
+    /// peer had seen the close first. A peer that closes its streams at `input-required`
+    /// sends the end right after the question, so the consumer waits briefly for it
+    /// (`CLOSE_GRACE`); a stream still open then is one the consumer drops itself.
+    async fn peer_ends(
+        &mut self,
+        stream: &mut EventStream,
+        end: &ReadEnd,
+        slot: &Option<Tracked>,
+    ) -> bool {
+        let waiting = slot
+            .as_ref()
+            .and_then(|task| task.ledger.current())
+            .is_some_and(TaskState::is_interrupted);
+        let learning = self.profile().streams_keep_tasks().is_none();
+        matches!(end, ReadEnd::Settled)
+            && waiting
+            && learning
+            && stream.ends_within(CLOSE_GRACE).await
     }
 
     /// Judges one event; `Some` when reading should stop.

@@ -27,6 +27,11 @@ pub struct Tracked {
     pub stamped: Instant,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
+    /// Whether the peer had ended the last stream that carried it when the consumer stopped
+    /// reading: then the peer saw the close before anything the consumer sends next. A
+    /// stream the consumer drops while it is open closes on its own connection, which a
+    /// call on a new connection can overtake.
+    pub ended_by_peer: bool,
     /// Whether its stream broke mid-task and it has not been seen since.
     pub broken: bool,
     /// What identifies the current state's status, as last reported live.
@@ -92,6 +97,7 @@ impl Tracked {
             entered: Instant::now(),
             stamped: Instant::now(),
             streamed,
+            ended_by_peer: false,
             broken: false,
             status: StatusMark::default(),
             answered: None,
