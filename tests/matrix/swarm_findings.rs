@@ -2,7 +2,9 @@
 //! personality file in `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
-use meshsim_consumer::{CancelResult, FollowupBehaviour, Outcome, ReconcilingConfig};
+use meshsim_consumer::{
+    CancelResult, FollowupBehaviour, Outcome, PeerLifecycleProfile, ReconcilingConfig,
+};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{
@@ -28,12 +30,17 @@ fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
     }
 }
 
+/// Asserts `spec`'s run holds; the profile its consumer learned.
+fn profile_of_holding(spec: &RunSpec) -> PeerLifecycleProfile {
+    let result = assert_holds(spec);
+    result.reports[0].profile.clone().expect("a profile")
+}
+
 /// Runs the reconciling consumer against the personality file `name` under `plan`, asserts
 /// the run holds, and that the consumer did not learn `wrong` for whether tasks survive a
 /// stream's close.
 fn assert_close_survival_not_learned(name: &str, dialect: Dialect, plan: &str, wrong: bool) {
-    let result = assert_holds(&against(name, dialect, Some(plan)));
-    let learned = result.reports[0].profile.as_ref().expect("a profile");
+    let learned = profile_of_holding(&against(name, dialect, Some(plan)));
     assert_ne!(
         learned.task_survives_stream_close,
         Some(wrong),
@@ -154,8 +161,7 @@ fn a_question_that_may_overtake_the_close_is_no_evidence_that_tasks_outlive_stre
                 None,
             )
         };
-        let result = assert_holds(&spec);
-        let learned = result.reports[0].profile.as_ref().expect("a profile");
+        let learned = profile_of_holding(&spec);
         assert_ne!(
             learned.task_survives_stream_close,
             Some(true),
@@ -250,8 +256,7 @@ fn a_task_gone_right_after_a_close_overturns_the_belief_that_tasks_survive_close
                     Some(plan),
                 )
             };
-            let result = assert_holds(&spec);
-            let learned = result.reports[0].profile.as_ref().expect("a profile");
+            let learned = profile_of_holding(&spec);
             assert_eq!(
                 learned.task_survives_stream_close,
                 Some(false),
