@@ -95,14 +95,15 @@ impl<C: Connector> Run<'_, C> {
         end: &ReadEnd,
         slot: &Option<Tracked>,
     ) -> bool {
-        let waiting = slot
-            .as_ref()
-            .and_then(|task| task.ledger.current())
-            .is_some_and(TaskState::is_interrupted);
-        let learning = self.profile().streams_keep_tasks().is_none();
+        let waiting = || {
+            slot.as_ref()
+                .and_then(|task| task.ledger.current())
+                .is_some_and(TaskState::is_interrupted)
+        };
+        // The profile (a lookup in the shared cache, copied out) only where it can matter.
         matches!(end, ReadEnd::Settled)
-            && waiting
-            && learning
+            && waiting()
+            && self.profile().streams_keep_tasks().is_none()
             && stream.ends_within(CLOSE_GRACE).await
     }
 
