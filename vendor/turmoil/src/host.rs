@@ -3,10 +3,9 @@ use crate::envelope::{hex, Datagram, Protocol, Segment, Syn};
 use crate::fs::{Fs, FsConfig};
 use crate::net::tcp::stream::BidiFlowControl;
 use crate::net::{SocketPair, TcpListener, UdpSocket};
-use crate::{Envelope, TRACING_TARGET};
+use crate::{Envelope, IndexMap, TRACING_TARGET};
 
 use bytes::Bytes;
-use crate::IndexMap;
 use std::collections::VecDeque;
 use std::fmt::Display;
 use std::io;
