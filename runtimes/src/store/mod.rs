@@ -1,5 +1,5 @@
 //! One runtime instance's task store: the state machine ([`core`]) behind a lock, and the
-//! shell that carries out what it decides.
+//! shell that carries out what it decides ([`effects`]).
 //!
 //! Every operation takes the lock, hands the command to the [`Core`] with the clock's
 //! reading, and carries out the effects it returns before the lock is released (ground
@@ -8,6 +8,7 @@
 //! the [`GroundTruth`] handle does not.
 
 mod core;
+mod effects;
 mod ids;
 mod listing;
 pub(crate) mod probe;
@@ -16,17 +17,15 @@ mod shaping;
 pub(crate) use listing::trimmed;
 
 use crate::behaviour::Behaviour;
-use crate::executor::{self, Clockwork};
+use crate::executor::Clockwork;
 use crate::personality::Personality;
 use crate::step::TurnStep;
-use crate::truth::{GroundTruth, Origin};
-use core::{Core, Effect, Outcome, StreamId};
+use crate::truth::GroundTruth;
+use core::{Core, StreamId};
 use meshsim_protocol::clock::Clock;
 use meshsim_protocol::{
     Dialect, ListTasksParams, RpcError, SendMessageParams, StreamEvent, Task, TaskList, TaskState,
 };
-use meshsim_trace::{TaskOrigin, TraceEvent};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -224,169 +223,6 @@ impl Host {
                 stream,
             },
         }
-    }
-
-    /// Carries out a command's effects in order; its reply, and the streams it opened.
-    fn carry_out<T>(self: &Arc<Self>, shell: &mut Shell, outcome: Outcome<T>) -> (T, Opened) {
-        let mut opened = Opened::new();
-        for effect in outcome.effects {
-            self.carry_out_one(shell, effect, &mut opened);
-        }
-        (outcome.reply, opened)
-    }
-
-    fn carry_out_one(self: &Arc<Self>, shell: &mut Shell, effect: Effect, opened: &mut Opened) {
-        let runtime = || Cow::Borrowed(self.name());
-        match effect {
-            Effect::Created { truth } => {
-                let event = TraceEvent::TaskCreated {
-                    runtime: runtime(),
-                    task: truth.id.clone().into(),
-                    origin: match truth.origin {
-                        Origin::New => TaskOrigin::New,
-                        Origin::FollowUpCreated { .. } => TaskOrigin::FollowUp,
-                    },
-                    to: TaskState::Submitted,
-                };
-                self.truth.created(truth);
-                event.emit();
-            }
-            Effect::Transitioned { task, from, to } => {
-                self.truth.transition(&task, self.clock.now(), to);
-                TraceEvent::Transition {
-                    runtime: runtime(),
-                    task: task.into(),
-                    from,
-                    to,
-                }
-                .emit();
-            }
-            Effect::Evicted { task, streams } => {
-                shell.forget(&task, &streams);
-                TraceEvent::TaskEvicted {
-                    runtime: runtime(),
-                    task: task.into(),
-                }
-                .emit();
-            }
-            Effect::Stalled { task } => TraceEvent::TaskStalled {
-                runtime: runtime(),
-                task: task.into(),
-            }
-            .emit(),
-            Effect::Queued { task } => TraceEvent::FollowUpQueued {
-                runtime: runtime(),
-                task: task.into(),
-            }
-            .emit(),
-            Effect::QueueDropped { task, dropped } => TraceEvent::FollowUpsDropped {
-                runtime: runtime(),
-                task: task.into(),
-                dropped: u64::try_from(dropped).unwrap_or(u64::MAX),
-            }
-            .emit(),
-            Effect::ArtifactChunk { task, chunk, last } => TraceEvent::Artifact {
-                runtime: runtime(),
-                task: task.into(),
-                chunk: u64::from(chunk),
-                last,
-            }
-            .emit(),
-            Effect::Reaped {
-                task,
-                state,
-                reason,
-                streams,
-            } => {
-                shell.forget(&task, &streams);
-                if !state.is_terminal() {
-                    self.truth.reaped(&task, self.clock.now(), &reason);
-                }
-                TraceEvent::TaskReaped {
-                    runtime: runtime(),
-                    task: task.into(),
-                    state,
-                    reason: reason.into(),
-                }
-                .emit();
-            }
-            Effect::StreamOpened { task, stream, kind } => {
-                let (sender, receiver) = mpsc::unbounded_channel();
-                shell.streams.insert(stream, sender);
-                opened.insert(stream, receiver);
-                TraceEvent::TaskStreamOpen {
-                    runtime: runtime(),
-                    task: task.into(),
-                    stream,
-                    kind: kind.into(),
-                }
-                .emit();
-            }
-            Effect::Delivered { stream, event } => {
-                if let Some(sender) = shell.streams.get(&stream) {
-                    // A closed receiver is a stream being dropped; its guard detaches it.
-                    let _ = sender.send(event);
-                }
-            }
-            Effect::StreamClosed {
-                task,
-                stream,
-                reason,
-            } => {
-                shell.streams.remove(&stream);
-                TraceEvent::TaskStreamClose {
-                    runtime: runtime(),
-                    task: task.into(),
-                    stream,
-                    reason: reason.into(),
-                }
-                .emit();
-            }
-            Effect::Settled { task } => {
-                for waiter in shell.waiters.remove(&task.id).unwrap_or_default() {
-                    let _ = waiter.send(task.clone());
-                }
-            }
-            Effect::TurnStarted {
-                task,
-                epoch,
-                steps,
-                durations,
-            } => {
-                tokio::spawn(executor::run_turn(
-                    Arc::clone(self),
-                    task,
-                    epoch,
-                    steps,
-                    durations,
-                ));
-            }
-            Effect::ReapTimer {
-                task,
-                transitions,
-                after,
-                reason,
-            } => {
-                tokio::spawn(executor::reap_after(
-                    Arc::clone(self),
-                    task,
-                    transitions,
-                    after,
-                    reason,
-                ));
-            }
-        }
-    }
-}
-
-impl Shell {
-    /// Drops the channels of a task that left the store: its streams end and its waiting
-    /// sends learn that it is gone.
-    fn forget(&mut self, task: &str, streams: &[StreamId]) {
-        for stream in streams {
-            self.streams.remove(stream);
-        }
-        self.waiters.remove(task);
     }
 }
 
