@@ -175,6 +175,39 @@ fn a_question_that_may_overtake_the_close_is_no_evidence_that_tasks_outlive_stre
     }
 }
 
+/// Found as `liveness` at 1 ms steps (`--tick-ms 1`: the last 3 of 21,000 swarm runs over
+/// seeds 0..1000 that missed their expectation, 153 heterogeneous-mesh, 398 and 777
+/// stuck-in-submitted, all v0.1; and 197 of 2,100 runs of this personality without
+/// faults; at 10 ms none missed): the peer keeps its streams open at `input-required` and
+/// reaps a task when its stream closes. The consumer's question about the task overtook
+/// the close of the stream it dropped, found the task alive, and the answer then met the
+/// reaped id, which a v0.1 peer starts afresh: the answer's stream said `submitted`,
+/// `working` and `input-required` again. The consumer's ledger held those as a possible
+/// replay of the task's history until something new followed or the stream closed; the
+/// peer sent neither, waiting for an answer, and the question has no deadline, so the
+/// consumer read keep-alives until the job's deadline. A replay goes on at once with the
+/// answer's turn: it now waits only briefly after a held question, then takes the held
+/// events for the turn's own (as the close would), answers again and finds the task gone.
+#[test]
+fn a_question_held_as_a_possible_replay_on_a_stream_left_open_is_not_waited_on_forever() {
+    for seed in [4, 7, 29] {
+        let spec = RunSpec {
+            seed: Seed::new(seed),
+            tick: Duration::from_millis(1),
+            ..against(
+                "reaps-on-stream-close-keeps-streams-open-slow-work",
+                Dialect::V0_1,
+                None,
+            )
+        };
+        let result = assert_completes(&spec);
+        let started_afresh = result.truths["agent"]
+            .iter()
+            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
+        assert!(started_afresh, "seed {seed}: no answer met a reaped id");
+    }
+}
+
 /// Found as `profile-matches-runtime` (seed 752): the peer's timer reaped a task at
 /// input-required while the answer travelled (100 ms of latency each way), and the peer
 /// answered the unknown id with a new task. The consumer learned that follow-ups start new

@@ -12,8 +12,10 @@
 //!   among them is the duplicate a follow-up left in the peer's history, and is held without
 //!   consuming anything of the applied sequence). When the whole applied
 //!   sequence has been matched the held events were a replay (on a resubscribe at once, on a
-//!   turn once something new follows); when an event breaks the match, the held events were
-//!   live after all and are judged one by one (the `submitted` as a duplicate);
+//!   turn once something new follows); when an event breaks the match, or a turn ends
+//!   before anything new (its stream closes, or it holds a question the peer waits on:
+//!   [`TaskLedger::holds_question`]), the held events were live after all and are judged
+//!   one by one (the `submitted` as a duplicate);
 //! - otherwise the event is judged by
 //!   [`TaskState::move_from`](meshsim_protocol::TaskState::move_from): forward steps are
 //!   applied, backward moves and anything after a terminal state are rejected.

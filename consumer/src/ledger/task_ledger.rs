@@ -38,6 +38,17 @@ impl TaskLedger {
         self.alignment.is_some()
     }
 
+    /// Whether the events held on `connection`, a turn, end in a state that waits for the
+    /// client. Were they a replay, the answer's turn would follow at once; were they live,
+    /// the peer now waits for the client and sends nothing that could tell.
+    pub fn holds_question(&self, connection: u32) -> bool {
+        self.alignment.as_ref().is_some_and(|alignment| {
+            alignment.connection == connection
+                && alignment.kind == ConnectionKind::Turn
+                && (alignment.held.last()).is_some_and(|held| held.state.is_interrupted())
+        })
+    }
+
     /// Every state applied, in order.
     pub fn applied(&self) -> &[Applied] {
         &self.applied

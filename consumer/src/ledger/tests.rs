@@ -238,6 +238,36 @@ fn duplicate_submitted_without_timestamps_when_the_turn_ends_in_a_new_question()
 }
 
 #[test]
+fn a_question_held_on_a_turn_is_one_the_peer_may_wait_on() {
+    let mut feed = Feed::new();
+    feed.first_turn([None; 3]);
+    feed.connect();
+    feed.events(Turn, &[Submitted, Working]);
+    assert!(!feed.ledger.holds_question(feed.connection));
+    feed.event(Turn, InputRequired, None);
+    assert!(feed.ledger.holds_question(feed.connection));
+    assert!(!feed.ledger.holds_question(feed.connection + 1));
+    // Settled when the reader stops waiting, as at the turn's close: the turn's own events.
+    feed.connect();
+    assert!(!feed.ledger.holds_question(feed.connection - 1));
+    assert_eq!(
+        feed.applied_states(),
+        [Submitted, Working, InputRequired, Working, InputRequired]
+    );
+}
+
+#[test]
+fn a_question_held_on_a_resubscribe_is_a_replay_cut_short_not_a_question() {
+    let mut feed = Feed::new();
+    feed.first_turn([None; 3]);
+    feed.connect();
+    feed.events(Turn, &[Working, InputRequired]);
+    feed.connect();
+    feed.events(Resubscribe, &[Submitted, Working, InputRequired]);
+    assert!(!feed.ledger.holds_question(feed.connection));
+}
+
+#[test]
 fn turn_that_replays_everything_then_continues_applies_only_the_continuation() {
     let mut feed = Feed::new();
     feed.first_turn(T);

@@ -13,11 +13,12 @@ use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// How long the consumer waits for a peer to end a stream that reached `input-required`,
-/// while it is learning whether tasks outlive their streams: the end travels right behind
-/// the question on the same connection, so only the link's jitter separates them (1 to 20
-/// ms in the simulation, delivered at the next step).
-const CLOSE_GRACE: Duration = Duration::from_millis(50);
+/// How long the consumer waits for what a peer sends right behind a question on the same
+/// connection, where that matters: the stream's end, while it is learning whether tasks
+/// outlive their streams, and the answer's turn after a replay (see
+/// [`Run::wait_bound`]). Only the link's jitter separates them (1 to 20 ms in the
+/// simulation, delivered at the next step).
+const TRAILING_GRACE: Duration = Duration::from_millis(50);
 
 impl<C: Connector> Run<'_, C> {
     /// Reads a stream until it closes or the task settles, judging every state.
@@ -32,19 +33,14 @@ impl<C: Connector> Run<'_, C> {
         let mut report = ReadReport::ended(ReadEnd::Closed);
         let mut index = 0;
         loop {
-            let deadline = slot
-                .as_ref()
-                .and_then(|task| task.deadline(&self.session.job.deadlines));
-            let next = match deadline {
-                Some((at, state, limit)) => {
-                    match meshsim_time::timeout_at(at, stream.next()).await {
-                        Ok(next) => next,
-                        Err(_) => {
-                            report.end = ReadEnd::Deadline(state, limit);
-                            break;
-                        }
+            let next = match self.wait_bound(slot, connection) {
+                Some((at, end)) => match meshsim_time::timeout_at(at, stream.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        report.end = end;
+                        break;
                     }
-                }
+                },
                 None => stream.next().await,
             };
             let event = match next {
@@ -83,12 +79,34 @@ impl<C: Connector> Run<'_, C> {
         report
     }
 
+    /// Until when reading `connection` waits for the next event, and how it ends if none
+    /// comes: at the current state's deadline; and shortly (`TRAILING_GRACE`) where the
+    /// ledger holds this turn's events, as a possible replay, up to a question. A replay
+    /// would go on at once with the answer's turn; a question of the peer's own (a task it
+    /// resumed, or started afresh under the v0.1 id after losing ours) waits for the
+    /// consumer, has no deadline, and a peer that keeps its streams open sends nothing
+    /// more, so waiting for the stream's end would last until the job's deadline. Reading
+    /// then ends settled, and the ledger judges the held events the turn's own, as it would
+    /// at the stream's close.
+    fn wait_bound(&self, slot: &Option<Tracked>, connection: u32) -> Option<(Instant, ReadEnd)> {
+        let task = slot.as_ref()?;
+        let deadline = task.deadline(&self.session.job.deadlines);
+        if !task.ledger.holds_question(connection) {
+            return deadline.map(|(at, state, limit)| (at, ReadEnd::Deadline(state, limit)));
+        }
+        let grace = Instant::now() + TRAILING_GRACE;
+        Some(match deadline {
+            Some((at, state, limit)) if at <= grace => (at, ReadEnd::Deadline(state, limit)),
+            _ => (grace, ReadEnd::Settled),
+        })
+    }
+
     /// Whether the peer ends a stream the consumer stops reading at `end`. It matters only
     /// while the profile does not yet say whether tasks outlive their streams: the call that
     /// finds out follows at once, and finding the task alive proves something only if the
     /// peer had seen the close first. A peer that closes its streams at `input-required`
     /// sends the end right after the question, so the consumer waits briefly for it
-    /// (`CLOSE_GRACE`); a stream still open then is one the consumer drops itself.
+    /// (`TRAILING_GRACE`); a stream still open then is one the consumer drops itself.
     async fn peer_ends(
         &mut self,
         stream: &mut EventStream,
@@ -104,7 +122,7 @@ impl<C: Connector> Run<'_, C> {
         matches!(end, ReadEnd::Settled)
             && waiting()
             && self.profile().streams_keep_tasks().is_none()
-            && stream.ends_within(CLOSE_GRACE).await
+            && stream.ends_within(TRAILING_GRACE).await
     }
 
     /// Judges one event; `Some` when reading should stop.
