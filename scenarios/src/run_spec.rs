@@ -155,8 +155,10 @@ impl RunSpec {
 ///
 /// Inside a host timers fire on the exact millisecond whatever the tick; what the tick
 /// coarsens is the network, where a message is delivered at the first step after its latency
-/// has passed. With idle fast-forward, 1 ms costs about 1.6 times the CPU of 10 ms and
-/// changes every trace; the 21,000 swarm runs over seeds 0..1000 meet their expectations at
-/// both (docs/throughput.md, "The step"), so the default stays 10 ms for its cost and for the
-/// traces recorded at it. 10 ms is also the tick TigerBeetle's simulator runs at.
-pub const DEFAULT_TICK: Duration = Duration::from_millis(10);
+/// has passed, so at 10 ms two messages sent milliseconds apart often land together, and
+/// races a real network has are hidden (two consumer bugs were found only at 1 ms). With idle
+/// fast-forward, 1 ms costs about 1.2 times the CPU of 10 ms, and less than half of what
+/// 10 ms cost before fast-forward; the 21,000 swarm runs over seeds 0..1000 meet their
+/// expectations at both (docs/throughput.md, "The step"). It is also the step of
+/// [`meshsim_sim::RunConfig`]'s default, which runs a mesh built by hand.
+pub const DEFAULT_TICK: Duration = Duration::from_millis(1);

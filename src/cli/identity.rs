@@ -167,7 +167,7 @@ mod tests {
         let slower = identity_of(&matrix.clone().tick(Duration::from_millis(20)), third.shard);
         assert_eq!(
             first.difference(&slower).unwrap(),
-            "another tick (20 ms, not 10 ms)"
+            "another tick (20 ms, not 1 ms)"
         );
     }
 

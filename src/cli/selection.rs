@@ -87,7 +87,7 @@ pub fn tick_ms(text: &str) -> Result<Duration, String> {
 
 /// `--tick-ms`'s default as clap takes it: [`meshsim_scenarios::DEFAULT_TICK`] (a test
 /// keeps them equal).
-pub const DEFAULT_TICK_MS: &str = "10";
+pub const DEFAULT_TICK_MS: &str = "1";
 
 /// `--faults none|swarm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

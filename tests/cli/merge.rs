@@ -165,7 +165,7 @@ fn every_line_names_the_sweep_and_its_shard() {
             .unwrap_or_else(|| panic!("no identity in {line}"));
         assert_eq!(identity["shard"], "2/4");
         assert_eq!(identity["seeds"], serde_json::json!([10, 18]));
-        assert_eq!(identity["tick_ms"], 10);
+        assert_eq!(identity["tick_ms"], 1);
         assert_eq!(identity["cells"]["count"], 8);
         assert_eq!(identity["meshsim"], env!("CARGO_PKG_VERSION"));
         assert!(
@@ -216,7 +216,7 @@ fn a_shard_from_another_tick_is_refused_naming_the_file() {
     let path = path.display().to_string();
     let error = refusal(&merge(&[&shards[0], &shards[1], &shards[2], &path], true));
     assert!(error.contains(&path), "{error}");
-    assert!(error.contains("another tick (20 ms, not 10 ms)"), "{error}");
+    assert!(error.contains("another tick (20 ms, not 1 ms)"), "{error}");
 }
 
 #[test]

@@ -83,16 +83,17 @@ fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
         assert_eq!(code, 1, "the naive consumer violates: {stderr}");
         last_json(&stdout)
     };
-    let fine = at("1");
-    assert_eq!(fine["tick_ms"], 1);
-    let replay = fine["replay"].as_str().expect("a replay command");
-    assert!(replay.ends_with("--tick-ms 1"), "{replay}");
+    let coarse = at("10");
+    assert_eq!(coarse["tick_ms"], 10);
+    let replay = coarse["replay"].as_str().expect("a replay command");
+    assert!(replay.ends_with("--tick-ms 10"), "{replay}");
     let mut again: Vec<&str> = replay.split(' ').skip(1).collect();
     again.push("--json");
     let (code, stdout, stderr) = meshsim(&again);
     assert_eq!(code, 1, "{stderr}");
-    assert_eq!(last_json(&stdout)["trace_hash"], fine["trace_hash"]);
-    let default = at("10");
+    assert_eq!(last_json(&stdout)["trace_hash"], coarse["trace_hash"]);
+    let default = at("1");
+    assert_eq!(default["tick_ms"], 1);
     assert!(
         !default["replay"]
             .as_str()
@@ -100,7 +101,7 @@ fn the_step_length_is_part_of_the_run_and_of_its_replay_command() {
             .contains("--tick-ms"),
         "the default step is not spelled out"
     );
-    assert_ne!(default["trace_hash"], fine["trace_hash"]);
+    assert_ne!(default["trace_hash"], coarse["trace_hash"]);
 }
 
 #[test]

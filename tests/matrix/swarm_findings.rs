@@ -14,13 +14,18 @@ use meshsim_sim::{FaultPlan, Seed};
 use meshsim_trace::{TraceEvent, TraceLine};
 use std::time::Duration;
 
+/// The step the swarm findings were made at, and their fault plans timed for: 10 ms, the
+/// default until it became 1 ms. A finding made at 1 ms says so and sets its own.
+const FOUND_AT: Duration = Duration::from_millis(10);
+
 /// The reconciling consumer's run of the origin incident against the personality file
-/// `name`, under `plan` (or no faults).
+/// `name`, under `plan` (or no faults), stepped every [`FOUND_AT`].
 fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
     RunSpec {
         faults: plan.map_or(Faults::None, |plan| {
             Faults::Plan(FaultPlan::from_json(plan).expect("a fault plan"))
         }),
+        tick: FOUND_AT,
         ..incident(
             &personality_file(name),
             ConsumerChoice::Reconciling,
