@@ -16,7 +16,8 @@
 //!   A task found alive teaches that tasks outlive their streams only if the peer ended
 //!   the stream itself (while learning, the consumer waits briefly for that end): a stream
 //!   the consumer drops closes on its own connection, and the question, on a new one, can
-//!   overtake the close.
+//!   overtake the close. Likewise a resubscribe's replay is learned as what resubscribes do
+//!   only if the peer ended the stream before it, or tasks are known to outlive streams.
 //! - It owns deadlines for `submitted` and `working`: on expiry it cancels and re-dispatches
 //!   at once (it backs off only after the peer lost a task, which may mean a restart, and
 //!   counts the lost task's life as part of the pause).

@@ -23,6 +23,13 @@ impl<C: Connector> Run<'_, C> {
         self.session
             .recorder
             .decision(&id, "resubscribe", "stream ended while live");
+        // A replay says what a resubscribe does once the task's stream has closed only if
+        // the peer had seen that close, or if a close changes nothing there (tasks are known
+        // to outlive their streams). A stream the consumer dropped itself (its events timed
+        // out) closes on its own connection, and the resubscribe, on a new one, can overtake
+        // the close and find the task still alive where the close would have reaped it.
+        let close_seen = slot.as_ref().is_some_and(|task| task.ended_by_peer)
+            || self.profile().streams_keep_tasks() == Some(true);
         let subscribed = self.session.client.subscribe(&id);
         match self.before_deadline(slot, subscribed).await {
             Err(deadline) => deadline,
@@ -31,7 +38,7 @@ impl<C: Connector> Run<'_, C> {
                 let report = self
                     .read(stream, ConnectionKind::Resubscribe, slot, true)
                     .await;
-                if report.replayed {
+                if report.replayed && close_seen {
                     self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
                 }
                 report
