@@ -103,6 +103,11 @@ pub enum Observed {
     /// reset). A crash of the peer looks the same, so this is kept apart from the
     /// lifecycle fields: it only steers whether to stream.
     TaskSurvivedBrokenStream(bool),
+    /// A task was missing right after its stream ended at a question nothing dated (no
+    /// readable stamp, no keep-alives): lost with the close, or reaped by a timer while a
+    /// link held the question and the end the peer sent behind it. Like a broken stream's
+    /// loss, this is kept apart from the lifecycle fields: it only steers whether to stream.
+    TaskGoneAfterUndatedQuestion,
     Resubscribe(ResubscribeBehaviour),
     Followup(FollowupBehaviour),
 }
@@ -115,6 +120,7 @@ impl Observed {
             self,
             Observed::TaskSurvivedStreamClose(false)
                 | Observed::TaskSurvivedBrokenStream(false)
+                | Observed::TaskGoneAfterUndatedQuestion
                 | Observed::Resubscribe(
                     ResubscribeBehaviour::Replays | ResubscribeBehaviour::TaskNotFound
                 )
@@ -139,6 +145,9 @@ pub struct PeerLifecycleProfile {
     /// Whether tasks outlive a stream that breaks mid-task (see
     /// [`Observed::TaskSurvivedBrokenStream`]).
     pub task_survives_broken_stream: Option<bool>,
+    /// Whether a task went missing right after an undated question (see
+    /// [`Observed::TaskGoneAfterUndatedQuestion`]); not a lifecycle field either.
+    pub task_gone_after_undated_question: bool,
     /// How many observations were recorded.
     pub observations: u32,
     /// How many of them were anomalies that refreshed the profile.
@@ -155,6 +164,7 @@ impl PeerLifecycleProfile {
             stream_closes_on_input_required: None,
             task_survives_stream_close: None,
             task_survives_broken_stream: None,
+            task_gone_after_undated_question: false,
             observations: 0,
             refreshes: 0,
         }
@@ -176,6 +186,9 @@ impl PeerLifecycleProfile {
             Observed::TaskSurvivedBrokenStream(survived) => {
                 self.task_survives_broken_stream = Some(survived);
             }
+            Observed::TaskGoneAfterUndatedQuestion => {
+                self.task_gone_after_undated_question = true;
+            }
             Observed::Resubscribe(behaviour) => {
                 self.resubscribe_after_input_required = Some(behaviour);
                 if behaviour == ResubscribeBehaviour::TaskNotFound {
@@ -188,7 +201,8 @@ impl PeerLifecycleProfile {
 
     /// The lifecycle fields, by name, with their values in the probe's spelling (`None`: not
     /// observed). These are what a runtime's real profile is compared on;
-    /// `task_survives_broken_stream` is not one of them (a crash looks the same).
+    /// `task_survives_broken_stream` is not one of them (a crash looks the same), nor is
+    /// `task_gone_after_undated_question` (a timer's reap looks the same).
     pub fn lifecycle(&self) -> [(&'static str, Option<String>); 4] {
         [
             (
@@ -223,12 +237,13 @@ impl PeerLifecycleProfile {
     }
 
     /// Whether a task can be trusted to outlive the stream that carries it: `Some(false)`
-    /// once one was lost with its stream (closed or broken), `Some(true)` once one survived
-    /// its stream's close and none was lost since, `None` while unknown (the consumer must
-    /// probe with `tasks/get`).
+    /// once one was lost with its stream (closed or broken, or gone right after an undated
+    /// question), `Some(true)` once one survived its stream's close and none was lost since,
+    /// `None` while unknown (the consumer must probe with `tasks/get`).
     pub fn streams_keep_tasks(&self) -> Option<bool> {
         if self.task_survives_stream_close == Some(false)
             || self.task_survives_broken_stream == Some(false)
+            || self.task_gone_after_undated_question
         {
             return Some(false);
         }
@@ -340,6 +355,16 @@ mod tests {
         );
         let kept = cache.record(&key("1.0"), Observed::TaskSurvivedBrokenStream(true));
         assert_eq!(kept.streams_keep_tasks(), Some(true));
+    }
+
+    #[test]
+    fn a_task_gone_after_an_undated_question_stops_streaming_and_teaches_no_lifecycle() {
+        let before = PeerLifecycleProfile::unknown(key("1.0"));
+        let mut after = before.clone();
+        after.record(Observed::TaskGoneAfterUndatedQuestion);
+        assert_eq!(after.streams_keep_tasks(), Some(false));
+        assert_eq!(after.changed_since(&before), Vec::new());
+        assert_eq!((after.observations, after.refreshes), (1, 1));
     }
 
     #[test]

@@ -454,6 +454,39 @@ fn an_unstamped_question_a_link_held_past_the_peers_timer_is_no_evidence_that_cl
     }
 }
 
+/// Found as `profile-matches-runtime` at 1 ms steps (swarm seed 7289, 6 runs over seeds
+/// 1000..10000: origin-incident, cancel-at-input-required and partition-during-resubscribe,
+/// v0.3 and v1.0): the peer stamps no status, sends no keep-alives, and reaps a question
+/// left unanswered for 390 ms. A link held the question (and the stream's end behind it)
+/// for 425 ms; the consumer counted "right at the close" from their arrival, found the task
+/// gone at once, and learned that tasks die with their stream. Nothing dates such a
+/// question, so a task found gone right after it now only steers the consumer off streams
+/// and teaches nothing of closes. The same hold misses at 10 ms too; the swarm found it at 1.
+#[test]
+fn an_undated_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_tasks() {
+    let plan = r#"{"faults": [
+        {"at_ms": 200, "kind": "hold", "a": "agent", "b": "consumer"},
+        {"at_ms": 1200, "kind": "release", "a": "agent", "b": "consumer"}
+    ]}"#;
+    for dialect in Dialect::ALL {
+        let spec = RunSpec {
+            tick: Duration::from_millis(1),
+            ..against(
+                "reaps-unstamped-questions-by-timer-silent",
+                dialect,
+                Some(plan),
+            )
+        };
+        let learned = assert_completes(&spec).reports[0].profile.clone();
+        let learned = learned.expect("a profile");
+        assert_eq!(
+            learned.task_survives_stream_close, None,
+            "{dialect}: {learned:?}"
+        );
+        assert_eq!(learned.streams_keep_tasks(), Some(false), "{dialect}");
+    }
+}
+
 /// Found as `liveness` (swarm seed 9715, heterogeneous-mesh v0.1): a link held the peer's
 /// question while the peer restarted empty; the answer, sent when the question arrived,
 /// met a v0.1 peer that starts a forgotten id afresh, and the task it started under the

@@ -6,7 +6,8 @@
 //! left no later than one period after those did, however long a link held them: a status
 //! the link held with a keep-alive or two reads as sent when it can at the latest have
 //! been, not when it came. That bounds when an event without a readable timestamp was
-//! sent, as its stamp would.
+//! sent, as its stamp would. Without keep-alives nothing bounds it: a link may have held
+//! the bytes for any time, so their arrival says nothing of when they left.
 //!
 //! The period is not announced. The first keep-alive leaves no sooner than one period
 //! after the stream opened (exactly one on a fixed grid; later where events came first and
@@ -50,10 +51,11 @@ impl Pace {
         self.sent_by = bound.map_or(now, |bound| bound.min(now));
     }
 
-    /// The latest the peer can have sent the last bytes that arrived: when they arrived,
-    /// or earlier where the keep-alives say a link held them.
-    pub(super) fn sent_by(&self) -> Instant {
-        self.sent_by
+    /// The latest the peer can have sent the last bytes that arrived, once keep-alives
+    /// showed their period: when they arrived, or earlier where the keep-alives say a link
+    /// held them. `None` before any keep-alive: then nothing bounds it.
+    pub(super) fn sent_by(&self) -> Option<Instant> {
+        self.period.map(|_| self.sent_by)
     }
 }
 
@@ -72,11 +74,11 @@ mod tests {
         pace.arrived(ms(start, 10), false);
         pace.arrived(ms(start, 250), true);
         pace.arrived(ms(start, 260), false);
-        assert_eq!(pace.sent_by(), ms(start, 260), "a prompt event");
+        assert_eq!(pace.sent_by(), Some(ms(start, 260)), "a prompt event");
         // The peer asks at 400 ms and closes the stream; the link holds the question
         // until 1300 ms.
         pace.arrived(ms(start, 1300), false);
-        assert_eq!(pace.sent_by(), ms(start, 510));
+        assert_eq!(pace.sent_by(), Some(ms(start, 510)));
     }
 
     #[test]
@@ -87,17 +89,17 @@ mod tests {
         // The link holds the keep-alives of 500, 750, 1000 and 1250 ms until 1300 ms.
         for (arrived, bound) in [(1300, 500), (1300, 750), (1300, 1000), (1300, 1250)] {
             pace.arrived(ms(start, arrived), true);
-            assert_eq!(pace.sent_by(), ms(start, bound));
+            assert_eq!(pace.sent_by(), Some(ms(start, bound)));
         }
         pace.arrived(ms(start, 1310), false);
-        assert_eq!(pace.sent_by(), ms(start, 1310), "a prompt event");
+        assert_eq!(pace.sent_by(), Some(ms(start, 1310)), "a prompt event");
     }
 
     #[test]
-    fn without_keep_alives_an_event_was_sent_by_when_it_came() {
+    fn without_keep_alives_nothing_bounds_when_an_event_was_sent() {
         let start = Instant::now();
         let mut pace = Pace::started(start);
         pace.arrived(ms(start, 5000), false);
-        assert_eq!(pace.sent_by(), ms(start, 5000));
+        assert_eq!(pace.sent_by(), None);
     }
 }

@@ -121,9 +121,10 @@ impl EventStream {
         }
     }
 
-    /// The latest the peer can have sent the events last read: when they arrived, or
-    /// earlier where the stream's keep-alives say a link held them (`client/pace.rs`).
-    pub fn sent_by(&self) -> Instant {
+    /// The latest the peer can have sent the events last read, where the stream's
+    /// keep-alives bound it: when they arrived, or earlier where the keep-alives say a link
+    /// held them (`client/pace.rs`). `None` on a stream without keep-alives so far.
+    pub fn sent_by(&self) -> Option<Instant> {
         self.pace.sent_by()
     }
 

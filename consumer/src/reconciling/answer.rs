@@ -55,15 +55,29 @@ impl<C: Connector> Run<'_, C> {
         // (the call slowed by latency or a partition) may have been reaped by a timer or
         // lost in a restart meanwhile: that says nothing about stream closes. Judged when
         // the answer arrives, not when the call leaves, and counted from when the peer
-        // asked (the question's stamp), not from when the question arrived: a link that
-        // held the question gave a timer all that time to reap the task.
-        let asked_at = slot.as_ref().map(|task| task.stamped);
-        let soon_after_asked = |at: Instant| {
+        // asked (the question's stamp, or the bound its stream's keep-alives give), not
+        // from when the question arrived: a link that held the question gave a timer all
+        // that time to reap the task.
+        let asked_at = slot.as_ref().and_then(|task| task.stamped);
+        let arrived_at = slot.as_ref().map(|task| task.entered);
+        let soon_after = |since: Option<Instant>, at: Instant| {
             first_try
-                && asked_at
-                    .is_some_and(|asked| at.saturating_duration_since(asked) <= RIGHT_AT_CLOSE)
+                && since.is_some_and(|since| at.saturating_duration_since(since) <= RIGHT_AT_CLOSE)
         };
+        let soon_after_asked = |at: Instant| soon_after(asked_at, at);
         let right_at_close = || soon_after_asked(Instant::now());
+        // A question nothing dates (no stamp, no keep-alives) may have been held for any
+        // time, and the end the peer sent behind it with it: a task missing right after it
+        // arrived may have been reaped by a timer meanwhile. That still steers the consumer
+        // off streams, but teaches nothing of closes.
+        let lost_at_close = || {
+            if right_at_close() {
+                Some(Observed::TaskSurvivedStreamClose(false))
+            } else {
+                (asked_at.is_none() && soon_after(arrived_at, Instant::now()))
+                    .then_some(Observed::TaskGoneAfterUndatedQuestion)
+            }
+        };
         let unknown = streamed_before && self.profile().streams_keep_tasks() != Some(true);
         let probed = unknown || again;
         if probed {
@@ -92,8 +106,8 @@ impl<C: Connector> Run<'_, C> {
                     }
                 }
                 Err(error) if error.is_task_not_found() => {
-                    if streamed_before && right_at_close() {
-                        self.learn(Observed::TaskSurvivedStreamClose(false));
+                    if streamed_before && let Some(observed) = lost_at_close() {
+                        self.learn(observed);
                     }
                     return Err(self.task_lost(&id, &error));
                 }
@@ -106,10 +120,11 @@ impl<C: Connector> Run<'_, C> {
         // finds gone right then went with the close, whatever the profile said (a close
         // that once seemed to leave a task alive may never have reached the peer, lost on
         // a lossy link; believing that tasks survive closes let this call go unconfirmed).
-        let first_call_right_at_close = || streamed_before && !probed && right_at_close();
+        let first_call_lost_at_close =
+            || (streamed_before && !probed).then(lost_at_close).flatten();
         if self.session.job.cancel_at_input_required {
             return self
-                .cancel_waiting(&id, slot, first_call_right_at_close)
+                .cancel_waiting(&id, slot, first_call_lost_at_close)
                 .await;
         }
         self.session
@@ -170,7 +185,7 @@ impl<C: Connector> Run<'_, C> {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
                 Err(self
-                    .answer_refused(&id, &error, first_call_right_at_close)
+                    .answer_refused(&id, &error, first_call_lost_at_close)
                     .await)
             }
             Err(error) => Ok(ReadReport::ended(ReadEnd::Failed(error))),
@@ -182,7 +197,7 @@ impl<C: Connector> Run<'_, C> {
     /// whether it is gone) before starting over, so that nothing is left waiting. A task
     /// still there is one the consumer gives up; one gone the peer lost.
     ///
-    /// If the cancel finds the task gone while `first_call_right_at_close` still holds when
+    /// If the cancel finds the task gone while `first_call_lost_at_close` still says so when
     /// its answer comes (the follow-up was the first call after the stream closed, and the
     /// cancel's answer too came right after), it went with the close, as one that
     /// `tasks/get` finds missing there did. A cancel that got through only after a
@@ -192,7 +207,7 @@ impl<C: Connector> Run<'_, C> {
         &mut self,
         task_id: &str,
         error: &ClientError,
-        first_call_right_at_close: impl Fn() -> bool,
+        first_call_lost_at_close: impl Fn() -> Option<Observed>,
     ) -> DispatchEnd {
         self.session
             .recorder
@@ -205,20 +220,20 @@ impl<C: Connector> Run<'_, C> {
         if cancel != CancelResult::TaskGone {
             return DispatchEnd::Redispatch(reason);
         }
-        if first_call_right_at_close() {
-            self.learn(Observed::TaskSurvivedStreamClose(false));
+        if let Some(observed) = first_call_lost_at_close() {
+            self.learn(observed);
         }
         DispatchEnd::Lost(reason)
     }
 
     /// Cancels the waiting task, as the job asks, and judges the task the peer returns. A
-    /// task the cancel finds gone went with its stream's close if the cancel was
-    /// `first_call_right_at_close` when its answer came.
+    /// task the cancel finds gone went with its stream's close if
+    /// `first_call_lost_at_close` says so when the cancel's answer came.
     async fn cancel_waiting(
         &mut self,
         id: &str,
         slot: &mut Option<Tracked>,
-        first_call_right_at_close: impl Fn() -> bool,
+        first_call_lost_at_close: impl Fn() -> Option<Observed>,
     ) -> Result<ReadReport, DispatchEnd> {
         self.session
             .recorder
@@ -236,8 +251,8 @@ impl<C: Connector> Run<'_, C> {
         match answer {
             Ok(task) => Ok(self.observe_result(RpcResult::Task(task), ConnectionKind::Probe, slot)),
             Err(error) if error.is_task_not_found() => {
-                if first_call_right_at_close() {
-                    self.learn(Observed::TaskSurvivedStreamClose(false));
+                if let Some(observed) = first_call_lost_at_close() {
+                    self.learn(observed);
                 }
                 Err(self.task_lost(id, &error))
             }

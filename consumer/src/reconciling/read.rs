@@ -200,9 +200,11 @@ impl<C: Connector> Run<'_, C> {
                     report.applied += 1;
                     let now = Instant::now();
                     task.entered = now;
-                    task.stamped = self
-                        .peer_clock
-                        .sent_at(observation.timestamp.as_deref(), now);
+                    task.stamped = observation
+                        .timestamp
+                        .as_deref()
+                        .and_then(|stamp| self.peer_clock.stamped_at(stamp))
+                        .map(|stamped| stamped.min(now));
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,
@@ -275,13 +277,13 @@ impl<C: Connector> Run<'_, C> {
 /// A status applied without a readable stamp was sent no later than the stream's
 /// keep-alives say ([`EventStream::sent_by`]): where a link held it, that bound stands in
 /// for the stamp, so that what the peer did meanwhile (a timer reaping the task) is not
-/// taken for what followed the status's arrival.
-fn bound_unstamped(event: &StreamEvent, sent_by: Instant, slot: &mut Option<Tracked>) {
+/// taken for what followed the status's arrival. Without keep-alives it stays undated.
+fn bound_unstamped(event: &StreamEvent, sent_by: Option<Instant>, slot: &mut Option<Tracked>) {
     let stamped = session::status_of(event)
         .and_then(|(_, timestamp, _)| timestamp)
         .is_some_and(|stamp| parse_rfc3339(&stamp).is_some());
     if let (false, Some(task)) = (stamped, slot.as_mut()) {
-        task.stamped = task.stamped.min(sent_by);
+        task.stamped = sent_by;
     }
 }
 

@@ -19,12 +19,13 @@ pub struct Tracked {
     pub status_text: Option<String>,
     /// When the current state was applied (or the task dispatched).
     pub entered: Instant,
-    /// When the peer entered the current state, on the consumer's clock: its status's
-    /// stamp read through the [`PeerClock`](super::peer_clock::PeerClock), or where the
-    /// stamp cannot be read, when it was applied or the latest the stream's keep-alives
-    /// say the peer sent it. Earlier than `entered` when the report of it was held on the
-    /// way.
-    pub stamped: Instant,
+    /// When the peer entered the current state, on the consumer's clock, where something
+    /// dates it: its status's stamp read through the
+    /// [`PeerClock`](super::peer_clock::PeerClock), or where the stamp cannot be read, the
+    /// latest the stream's keep-alives say the peer sent it. Earlier than `entered` when
+    /// the report of it was held on the way; `None` where nothing dates it (no readable
+    /// stamp, no keep-alives): its arrival does not, since a link may have held it.
+    pub stamped: Option<Instant>,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
     /// Whether the peer had ended the last stream that carried it when the consumer stopped
@@ -95,7 +96,7 @@ impl Tracked {
             artifacts: Vec::new(),
             status_text: None,
             entered: Instant::now(),
-            stamped: Instant::now(),
+            stamped: None,
             streamed,
             ended_by_peer: false,
             broken: false,
