@@ -250,6 +250,44 @@ fn a_question_held_as_a_possible_replay_on_a_stream_left_open_is_not_waited_on_f
     }
 }
 
+/// Found as `profile-matches-runtime` at 1 ms steps (swarm seed 8479, origin-incident
+/// v0.1, 1 of the 25 misses over seeds 1000..10000): the peer keeps its streams open at
+/// `input-required`, reaps a task when its stream closes, and answers a follow-up to a
+/// live task with a new task. The consumer dropped the stream and answered at once on a
+/// new connection; the answer overtook the close, met the task still attached, got a new
+/// task, and taught that follow-ups start new tasks, where after the close they are
+/// refused. A peer that refuses follow-ups to live tasks but starts unknown ids afresh
+/// taught the opposite the same way (swarm seed 1817, stuck-in-submitted v0.3 and v1.0,
+/// where a later new task used to overwrite it). Like a task found alive, an answer to a
+/// follow-up, or its refusal, now teaches what follow-ups after a close do only if the
+/// peer ended the stream itself.
+#[test]
+fn a_follow_up_that_may_overtake_the_close_is_no_evidence_of_what_follow_ups_after_it_do() {
+    for (name, wrong) in [
+        (
+            "reaps-on-stream-close-keeps-streams-open-new-task-per-follow-up",
+            FollowupBehaviour::NewTask,
+        ),
+        (
+            "reaps-on-stream-close-keeps-streams-open-refuses-follow-ups",
+            FollowupBehaviour::TaskNotFound,
+        ),
+    ] {
+        for seed in 1..=8 {
+            let learned = profile_of_holding(&RunSpec {
+                seed: Seed::new(seed),
+                tick: Duration::from_millis(1),
+                ..against(name, Dialect::V0_1, None)
+            });
+            assert_ne!(
+                learned.followup_same_task,
+                Some(wrong),
+                "{name}, seed {seed}: {learned:?}"
+            );
+        }
+    }
+}
+
 /// Found as `profile-matches-runtime` (seed 752): the peer's timer reaped a task at
 /// input-required while the answer travelled (100 ms of latency each way), and the peer
 /// answered the unknown id with a new task. The consumer learned that follow-ups start new

@@ -40,10 +40,13 @@ impl<C: Connector> Run<'_, C> {
     ) -> Result<ReadReport, DispatchEnd> {
         let id = slot_id(slot);
         let streamed_before = slot.as_ref().is_some_and(|task| task.streamed);
-        // A task found alive, or resumed, says it outlived the close only if the peer had
-        // seen the close first: if the consumer dropped the stream itself, the call may have
-        // overtaken the close on the way (another connection). Found gone, it was lost with
-        // the close either way.
+        // A task found alive, or any answer to the follow-up, says what the peer does after
+        // a close only if the peer had seen the close first: if the consumer dropped the
+        // stream itself, the call may have overtaken the close on the way (another
+        // connection) and met the task still attached to its stream (a peer that answers
+        // follow-ups with new tasks, or refuses them, answers that one so, though the close
+        // then loses the task and a follow-up after it meets its rule for unknown ids).
+        // Found gone by `tasks/get`, it was lost with the close either way.
         let close_seen = slot.as_ref().is_some_and(|task| task.ended_by_peer);
         // What follows a stream's close says how the peer treats closes only on the first
         // try: a second one follows a call that failed or went unconfirmed, and the close
@@ -172,16 +175,15 @@ impl<C: Connector> Run<'_, C> {
                 } else {
                     (report.applied > 0).then_some(FollowupBehaviour::Resumes)
                 };
-                let survived = !matches!(behaviour, Some(FollowupBehaviour::NewTask));
-                let sound = !survived || close_seen;
-                if let Some(behaviour) = behaviour.filter(|_| streamed_before && first_try && sound)
+                if let Some(behaviour) =
+                    behaviour.filter(|_| streamed_before && first_try && close_seen)
                 {
                     self.learn(Observed::Followup(behaviour));
                 }
                 Ok(report)
             }
             Err(error) if error.is_task_not_found() => {
-                if streamed_before && right_at_close() {
+                if streamed_before && close_seen && right_at_close() {
                     self.learn(Observed::Followup(FollowupBehaviour::TaskNotFound));
                 }
                 Err(self
