@@ -288,6 +288,34 @@ fn a_follow_up_that_may_overtake_the_close_is_no_evidence_of_what_follow_ups_aft
     }
 }
 
+/// Found as `liveness` at 1 ms steps (swarm seeds 1067 stuck-in-submitted and 5954
+/// heterogeneous-mesh, v0.1, once 1 ms was the default; at 10 ms both held): the same
+/// answer that met a reaped id as above, against a peer that says `input-required` twice.
+/// The repeat, right after the held `submitted`, `working`, `input-required` had matched
+/// the task's whole history, settled them as a replay, so nothing was a question held any
+/// more and the consumer read the open stream until the job's deadline. A state said again
+/// right after itself is now held with the rest; without faults, 17 of this personality's
+/// 100 v0.1 runs missed before and none after.
+#[test]
+fn a_question_said_twice_on_a_stream_left_open_is_not_waited_on_forever() {
+    for seed in [4, 7, 10] {
+        let spec = RunSpec {
+            seed: Seed::new(seed),
+            tick: Duration::from_millis(1),
+            ..against(
+                "reaps-on-stream-close-keeps-streams-open-repeats-questions",
+                Dialect::V0_1,
+                None,
+            )
+        };
+        let result = assert_completes(&spec);
+        let started_afresh = result.truths["agent"]
+            .iter()
+            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
+        assert!(started_afresh, "seed {seed}: no answer met a reaped id");
+    }
+}
+
 /// Found as `profile-matches-runtime` (seed 752): the peer's timer reaped a task at
 /// input-required while the answer travelled (100 ms of latency each way), and the peer
 /// answered the unknown id with a new task. The consumer learned that follow-ups start new

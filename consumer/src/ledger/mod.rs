@@ -10,7 +10,8 @@
 //! - a `submitted` on a stream after the task has moved on opens an *alignment*: the next events
 //!   are held while they match the applied sequence from its start (a further `submitted`
 //!   among them is the duplicate a follow-up left in the peer's history, and is held without
-//!   consuming anything of the applied sequence). When the whole applied
+//!   consuming anything of the applied sequence, as is a state said again right after
+//!   itself). When the whole applied
 //!   sequence has been matched the held events were a replay (on a resubscribe at once, on a
 //!   turn once something new follows); when an event breaks the match, or a turn ends
 //!   before anything new (its stream closes, or it holds a question the peer waits on:

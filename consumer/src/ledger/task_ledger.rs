@@ -81,6 +81,19 @@ impl TaskLedger {
                 alignment.held.push(observation);
                 return rulings;
             }
+            // A state said again right after itself (a peer that repeats its states) adds
+            // nothing to either reading: it is held beside the first, and the applied
+            // sequence is matched on after both. Settling on it instead would take the held
+            // events for a replay whenever the repeat follows the whole applied sequence,
+            // though a live turn that ends at a question repeats it as readily.
+            if alignment
+                .held
+                .last()
+                .is_some_and(|last| last.state == observation.state)
+            {
+                alignment.held.push(observation);
+                return rulings;
+            }
             if cursor < self.applied.len()
                 && self.applied[cursor].observation.state == observation.state
             {

@@ -257,6 +257,34 @@ fn a_question_held_on_a_turn_is_one_the_peer_may_wait_on() {
 }
 
 #[test]
+fn a_question_said_twice_on_a_turn_is_still_a_question_the_peer_may_wait_on() {
+    let mut feed = Feed::new();
+    feed.first_turn([None; 3]);
+    feed.connect();
+    feed.events(Turn, &[Submitted, Working, InputRequired, InputRequired]);
+    assert!(feed.ledger.holds_question(feed.connection));
+    // Settled when the reader stops waiting: the turn's own events, the repeat a repeat.
+    feed.connect();
+    assert_eq!(
+        feed.applied_states(),
+        [Submitted, Working, InputRequired, Working, InputRequired]
+    );
+}
+
+#[test]
+fn a_replay_that_repeats_a_state_is_still_a_replay() {
+    let mut feed = Feed::new();
+    feed.first_turn([None; 3]);
+    feed.connect();
+    feed.events(Turn, &[Submitted, Working, Working, InputRequired, Working]);
+    assert!(!feed.ledger.is_aligning());
+    assert_eq!(
+        feed.applied_states(),
+        [Submitted, Working, InputRequired, Working]
+    );
+}
+
+#[test]
 fn a_question_held_on_a_resubscribe_is_a_replay_cut_short_not_a_question() {
     let mut feed = Feed::new();
     feed.first_turn([None; 3]);
