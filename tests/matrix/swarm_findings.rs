@@ -54,6 +54,27 @@ fn assert_close_survival_not_learned(name: &str, dialect: Dialect, plan: &str, w
     );
 }
 
+/// Runs the reconciling consumer against the personality file `name` at v0.1 with 1 ms
+/// steps and no faults, for each of `seeds`, and asserts the job completes and that an
+/// answer met a reaped id the peer started afresh (the case the run is there for).
+fn assert_completes_after_a_fresh_start(name: &str, seeds: [u64; 3]) {
+    for seed in seeds {
+        let spec = RunSpec {
+            seed: Seed::new(seed),
+            tick: Duration::from_millis(1),
+            ..against(name, Dialect::V0_1, None)
+        };
+        let result = assert_completes(&spec);
+        let started_afresh = result.truths["agent"]
+            .iter()
+            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
+        assert!(
+            started_afresh,
+            "{name}, seed {seed}: no answer met a reaped id"
+        );
+    }
+}
+
 /// Asserts `spec`'s run holds and its job completes; the run, for further checks.
 fn assert_completes(spec: &RunSpec) -> RunResult {
     let result = assert_holds(spec);
@@ -232,22 +253,26 @@ fn a_resubscribe_that_may_overtake_the_close_is_no_evidence_that_resubscribes_re
 /// events for the turn's own (as the close would), answers again and finds the task gone.
 #[test]
 fn a_question_held_as_a_possible_replay_on_a_stream_left_open_is_not_waited_on_forever() {
-    for seed in [4, 7, 29] {
-        let spec = RunSpec {
-            seed: Seed::new(seed),
-            tick: Duration::from_millis(1),
-            ..against(
-                "reaps-on-stream-close-keeps-streams-open-slow-work",
-                Dialect::V0_1,
-                None,
-            )
-        };
-        let result = assert_completes(&spec);
-        let started_afresh = result.truths["agent"]
-            .iter()
-            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
-        assert!(started_afresh, "seed {seed}: no answer met a reaped id");
-    }
+    assert_completes_after_a_fresh_start(
+        "reaps-on-stream-close-keeps-streams-open-slow-work",
+        [4, 7, 29],
+    );
+}
+
+/// Found as `liveness` at 1 ms steps (swarm seeds 1067 stuck-in-submitted and 5954
+/// heterogeneous-mesh, v0.1, once 1 ms was the default; at 10 ms both held): the same
+/// answer that met a reaped id as above, against a peer that says `input-required` twice.
+/// The repeat, right after the held `submitted`, `working`, `input-required` had matched
+/// the task's whole history, settled them as a replay, so nothing was a question held any
+/// more and the consumer read the open stream until the job's deadline. A state said again
+/// right after itself is now held with the rest; without faults, 17 of this personality's
+/// 100 v0.1 runs missed before and none after.
+#[test]
+fn a_question_said_twice_on_a_stream_left_open_is_not_waited_on_forever() {
+    assert_completes_after_a_fresh_start(
+        "reaps-on-stream-close-keeps-streams-open-repeats-questions",
+        [4, 7, 10],
+    );
 }
 
 /// Found as `profile-matches-runtime` at 1 ms steps (swarm seed 8479, origin-incident
@@ -285,34 +310,6 @@ fn a_follow_up_that_may_overtake_the_close_is_no_evidence_of_what_follow_ups_aft
                 "{name}, seed {seed}: {learned:?}"
             );
         }
-    }
-}
-
-/// Found as `liveness` at 1 ms steps (swarm seeds 1067 stuck-in-submitted and 5954
-/// heterogeneous-mesh, v0.1, once 1 ms was the default; at 10 ms both held): the same
-/// answer that met a reaped id as above, against a peer that says `input-required` twice.
-/// The repeat, right after the held `submitted`, `working`, `input-required` had matched
-/// the task's whole history, settled them as a replay, so nothing was a question held any
-/// more and the consumer read the open stream until the job's deadline. A state said again
-/// right after itself is now held with the rest; without faults, 17 of this personality's
-/// 100 v0.1 runs missed before and none after.
-#[test]
-fn a_question_said_twice_on_a_stream_left_open_is_not_waited_on_forever() {
-    for seed in [4, 7, 10] {
-        let spec = RunSpec {
-            seed: Seed::new(seed),
-            tick: Duration::from_millis(1),
-            ..against(
-                "reaps-on-stream-close-keeps-streams-open-repeats-questions",
-                Dialect::V0_1,
-                None,
-            )
-        };
-        let result = assert_completes(&spec);
-        let started_afresh = result.truths["agent"]
-            .iter()
-            .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
-        assert!(started_afresh, "seed {seed}: no answer met a reaped id");
     }
 }
 
