@@ -56,13 +56,19 @@ impl PeerClock {
         Some(at)
     }
 
-    /// When the peer sent a status stamped `stamp` that arrived at `arrived`: its stamp on
-    /// the consumer's clock, never later than its arrival; its arrival when it has no
+    /// When the peer sent a status stamped `stamp` that arrived at `arrived`, as its stamp
+    /// says: on the consumer's clock, never later than its arrival; `None` when it has no
     /// readable stamp (or nothing stamped has arrived yet).
-    pub(super) fn sent_at(&self, stamp: Option<&str>, arrived: Instant) -> Instant {
+    pub(super) fn stamped_sent_at(&self, stamp: Option<&str>, arrived: Instant) -> Option<Instant> {
         stamp
             .and_then(|stamp| self.stamped_at(stamp))
-            .map_or(arrived, |stamped| stamped.min(arrived))
+            .map(|stamped| stamped.min(arrived))
+    }
+
+    /// When the peer sent a status stamped `stamp` that arrived at `arrived`: as its stamp
+    /// says ([`PeerClock::stamped_sent_at`]), or its arrival when nothing stamped dates it.
+    pub(super) fn sent_at(&self, stamp: Option<&str>, arrived: Instant) -> Instant {
+        self.stamped_sent_at(stamp, arrived).unwrap_or(arrived)
     }
 }
 

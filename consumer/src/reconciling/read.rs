@@ -200,11 +200,9 @@ impl<C: Connector> Run<'_, C> {
                     report.applied += 1;
                     let now = Instant::now();
                     task.entered = now;
-                    task.stamped = observation
-                        .timestamp
-                        .as_deref()
-                        .and_then(|stamp| self.peer_clock.stamped_at(stamp))
-                        .map(|stamped| stamped.min(now));
+                    task.stamped = self
+                        .peer_clock
+                        .stamped_sent_at(observation.timestamp.as_deref(), now);
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,
