@@ -41,7 +41,7 @@ pub struct RunArgs {
     /// Run only the first N jobs of the scenario.
     #[arg(long)]
     pub job_limit: Option<usize>,
-    /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
+    /// Simulated milliseconds per step (1 to 1000). Shorter steps deliver
     /// messages closer to their latency and cost proportionally more wall time.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
     pub tick: Duration,

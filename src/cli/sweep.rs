@@ -67,7 +67,7 @@ pub struct SweepArgs {
     /// MESHSIM_SHARD_COUNT (any other CI matrix).
     #[arg(long)]
     shard: Option<ShardChoice>,
-    /// Simulated milliseconds per step (1 to 1000; default 10). Shorter steps deliver
+    /// Simulated milliseconds per step (1 to 1000; default 1). Shorter steps deliver
     /// messages closer to their latency and cost proportionally more wall time.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms)]
     tick: Option<Duration>,
