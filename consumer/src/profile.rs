@@ -104,9 +104,9 @@ pub enum Observed {
     /// lifecycle fields: it only steers whether to stream.
     TaskSurvivedBrokenStream(bool),
     /// A task was missing right after its stream ended at a question nothing dated (no
-    /// readable stamp, no keep-alives): lost with the close, or reaped by a timer while a
-    /// link held the question and the end the peer sent behind it. Like a broken stream's
-    /// loss, this is kept apart from the lifecycle fields: it only steers whether to stream.
+    /// readable stamp): lost with the close, or reaped by a timer while a link held the
+    /// question and the end the peer sent behind it. Like a broken stream's loss, this is
+    /// kept apart from the lifecycle fields: it only steers whether to stream.
     TaskGoneAfterUndatedQuestion,
     Resubscribe(ResubscribeBehaviour),
     Followup(FollowupBehaviour),

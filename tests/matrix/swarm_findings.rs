@@ -498,9 +498,8 @@ fn a_cancel_a_partition_kept_from_the_peer_is_asked_again_once_it_heals() {
 /// pings every 250 ms, and reaps a question left unanswered for 735 ms. A link held the
 /// question for 850 ms; with no stamp, the consumer counted "right at the close" from when
 /// it arrived, found the task gone at once, and learned that tasks die with their stream.
-/// A keep-alive leaves within a period of the bytes before it, so the question was asked
-/// no later than a period after the last bytes that came before it: the consumer now
-/// counts from there, and the held question is not evidence.
+/// Nothing dates an unstamped question (the keep-alives only bound how late it left; see
+/// the test of seed 19062), so the held question is not evidence.
 #[test]
 fn an_unstamped_question_a_link_held_past_the_peers_timer_is_no_evidence_that_closes_lose_tasks() {
     let plan = r#"{"faults": [
@@ -531,14 +530,39 @@ fn an_undated_question_a_link_held_past_the_peers_timer_is_no_evidence_that_clos
         {"at_ms": 200, "kind": "hold", "a": "agent", "b": "consumer"},
         {"at_ms": 1200, "kind": "release", "a": "agent", "b": "consumer"}
     ]}"#;
+    assert_undated_loss_teaches_no_lifecycle("reaps-unstamped-questions-by-timer-silent", plan);
+}
+
+/// Found as `profile-matches-runtime` at 1 ms steps (swarm seed 19062, 6 runs over seeds
+/// 10000..30000: the same three scenarios, v0.3 and v1.0): the peer stamps no status, pings
+/// every 756 ms, and reaps a question left unanswered for 341 ms. A link held a keep-alive
+/// and the question the peer sent 25 ms after it (with the stream's end) for about 500 ms.
+/// The keep-alive said when it left at the latest, one period after the bytes before it,
+/// which left the question a whole period more: the consumer dated it by its arrival, found
+/// the task gone at once, and learned that tasks die with their stream. Keep-alives bound
+/// how late bytes left, never how early, so they date no question: a task found gone right
+/// after an unstamped one now teaches nothing of closes, with keep-alives or without. The
+/// same hold misses at 10 ms too.
+#[test]
+fn a_keep_alive_a_link_held_with_an_unstamped_question_does_not_date_it() {
+    let plan = r#"{"faults": [
+        {"at_ms": 1000, "kind": "hold", "a": "agent", "b": "consumer"},
+        {"at_ms": 2000, "kind": "release", "a": "agent", "b": "consumer"}
+    ]}"#;
+    assert_undated_loss_teaches_no_lifecycle(
+        "reaps-unstamped-questions-by-timer-pings-slowly",
+        plan,
+    );
+}
+
+/// Runs the reconciling consumer against the personality file `name` under `plan` with 1 ms
+/// steps, on every dialect, and asserts the job completes having learned nothing of whether
+/// tasks survive a stream's close, while the task it found gone steers it off streams.
+fn assert_undated_loss_teaches_no_lifecycle(name: &str, plan: &str) {
     for dialect in Dialect::ALL {
         let spec = RunSpec {
             tick: Duration::from_millis(1),
-            ..against(
-                "reaps-unstamped-questions-by-timer-silent",
-                dialect,
-                Some(plan),
-            )
+            ..against(name, dialect, Some(plan))
         };
         let learned = assert_completes(&spec).reports[0].profile.clone();
         let learned = learned.expect("a profile");

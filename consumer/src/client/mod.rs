@@ -8,7 +8,6 @@ mod discovery;
 mod error;
 mod http;
 mod http_json;
-mod pace;
 mod reader;
 mod stream;
 

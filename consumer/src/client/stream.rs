@@ -4,7 +4,6 @@
 
 use super::error::ClientError;
 use super::http::{Connection, Exchange};
-use super::pace::Pace;
 use super::reader::Reader;
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -13,7 +12,6 @@ use meshsim_protocol::sse::{SseError, SseEvent, SseParser};
 use meshsim_protocol::{Json, Method, RpcResult, StreamEvent};
 use std::collections::VecDeque;
 use std::time::Duration;
-use tokio::time::Instant;
 
 /// The events of one streaming call. `next` yields `None` once the peer closed the stream.
 pub struct EventStream {
@@ -24,8 +22,6 @@ pub struct EventStream {
     reader: Reader,
     idle_timeout: Duration,
     ready: VecDeque<Result<StreamEvent, ClientError>>,
-    /// When bytes arrived, and what the keep-alives among them bound.
-    pace: Pace,
 }
 
 impl EventStream {
@@ -43,7 +39,6 @@ impl EventStream {
             reader,
             idle_timeout,
             ready: VecDeque::new(),
-            pace: Pace::started(Instant::now()),
         }
     }
 
@@ -56,7 +51,6 @@ impl EventStream {
             reader,
             idle_timeout: Duration::ZERO,
             ready: VecDeque::from([Ok(event)]),
-            pace: Pace::started(Instant::now()),
         }
     }
 
@@ -121,13 +115,6 @@ impl EventStream {
         }
     }
 
-    /// The latest the peer can have sent the events last read, where the stream's
-    /// keep-alives bound it: when they arrived, or earlier where the keep-alives say a link
-    /// held them (`client/pace.rs`). `None` on a stream without keep-alives so far.
-    pub fn sent_by(&self) -> Option<Instant> {
-        self.pace.sent_by()
-    }
-
     /// The stream is over: drop the body and its connection.
     fn finish(&mut self) {
         self.body = None;
@@ -136,8 +123,6 @@ impl EventStream {
 
     fn push(&mut self, data: &Bytes) {
         let events = self.parser.feed(data);
-        let keep_alive = events.is_empty() && !self.parser.has_partial_event();
-        self.pace.arrived(Instant::now(), keep_alive);
         for event in events {
             self.ready.push_back(decode(self.reader, event));
         }

@@ -58,9 +58,8 @@ impl<C: Connector> Run<'_, C> {
         // (the call slowed by latency or a partition) may have been reaped by a timer or
         // lost in a restart meanwhile: that says nothing about stream closes. Judged when
         // the answer arrives, not when the call leaves, and counted from when the peer
-        // asked (the question's stamp, or the bound its stream's keep-alives give), not
-        // from when the question arrived: a link that held the question gave a timer all
-        // that time to reap the task.
+        // asked (the question's stamp), not from when the question arrived: a link that
+        // held the question gave a timer all that time to reap the task.
         let asked_at = slot.as_ref().and_then(|task| task.stamped);
         let arrived_at = slot.as_ref().map(|task| task.entered);
         let soon_after = |since: Option<Instant>, at: Instant| {
@@ -69,10 +68,13 @@ impl<C: Connector> Run<'_, C> {
         };
         let soon_after_asked = |at: Instant| soon_after(asked_at, at);
         let right_at_close = || soon_after_asked(Instant::now());
-        // A question nothing dates (no stamp, no keep-alives) may have been held for any
-        // time, and the end the peer sent behind it with it: a task missing right after it
-        // arrived may have been reaped by a timer meanwhile. That still steers the consumer
-        // off streams, but teaches nothing of closes.
+        // A question without a readable stamp may have been held for any time, and the end
+        // the peer sent behind it with it: a task missing right after it arrived may have
+        // been reaped by a timer meanwhile. That still steers the consumer off streams, but
+        // teaches nothing of closes. The stream's keep-alives cannot date it: they say how
+        // late the peer sent bytes at the latest, never how early, and a link that held a
+        // keep-alive with the question leaves the question a whole period to have been
+        // asked in.
         let lost_at_close = || {
             if right_at_close() {
                 Some(Observed::TaskSurvivedStreamClose(false))

@@ -8,7 +8,6 @@ use crate::client::{Connector, EventStream};
 use crate::ledger::{ConnectionKind, EventKind, EventRef, Observation, Ruling, StateVerdict};
 use crate::report::AnomalyKind;
 use crate::session;
-use meshsim_protocol::clock::parse_rfc3339;
 use meshsim_protocol::{RpcResult, StreamEvent, TaskState};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -57,11 +56,7 @@ impl<C: Connector> Run<'_, C> {
                 kind: event_kind(&event, EventKind::StatusUpdate),
             };
             index += 1;
-            let applied_before = report.applied;
             let end = self.take_event(&event, at, kind, slot, streamed, &mut report);
-            if report.applied > applied_before {
-                bound_unstamped(&event, stream.sent_by(), slot);
-            }
             if let Some(end) = end {
                 let ended_by_peer = self.peer_ends(&mut stream, &end, slot).await;
                 if let Some(task) = slot.as_mut() {
@@ -269,19 +264,6 @@ impl<C: Connector> Run<'_, C> {
             self.record_rulings(task, rulings, &mut report);
         }
         report
-    }
-}
-
-/// A status applied without a readable stamp was sent no later than the stream's
-/// keep-alives say ([`EventStream::sent_by`]): where a link held it, that bound stands in
-/// for the stamp, so that what the peer did meanwhile (a timer reaping the task) is not
-/// taken for what followed the status's arrival. Without keep-alives it stays undated.
-fn bound_unstamped(event: &StreamEvent, sent_by: Option<Instant>, slot: &mut Option<Tracked>) {
-    let stamped = session::status_of(event)
-        .and_then(|(_, timestamp, _)| timestamp)
-        .is_some_and(|stamp| parse_rfc3339(&stamp).is_some());
-    if let (false, Some(task)) = (stamped, slot.as_mut()) {
-        task.stamped = sent_by;
     }
 }
 

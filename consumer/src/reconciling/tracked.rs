@@ -19,12 +19,12 @@ pub struct Tracked {
     pub status_text: Option<String>,
     /// When the current state was applied (or the task dispatched).
     pub entered: Instant,
-    /// When the peer entered the current state, on the consumer's clock, where something
-    /// dates it: its status's stamp read through the
-    /// [`PeerClock`](super::peer_clock::PeerClock), or where the stamp cannot be read, the
-    /// latest the stream's keep-alives say the peer sent it. Earlier than `entered` when
-    /// the report of it was held on the way; `None` where nothing dates it (no readable
-    /// stamp, no keep-alives): its arrival does not, since a link may have held it.
+    /// When the peer entered the current state, on the consumer's clock, where its
+    /// status's stamp dates it (read through the
+    /// [`PeerClock`](super::peer_clock::PeerClock)). Earlier than `entered` when the report
+    /// of it was held on the way; `None` without a readable stamp: neither its arrival nor
+    /// the stream's keep-alives date it, since a link may have held it for any time (see
+    /// `answer.rs`).
     pub stamped: Option<Instant>,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
