@@ -399,6 +399,50 @@ fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one
     assert_eq!(summary["summary"]["holds"], 9);
 }
 
+/// The Python reconciling example against runtimes that each broke it once, one for each
+/// of its rules beyond the origin incident: a task that stalls on a stream kept open by
+/// keep-alives (the submitted deadline holds on a stream too), an agent serving only
+/// HTTP+JSON (either binding the Card offers), a send answered only when a slow turn
+/// settles (`polling`: the task at once), a follow-up that starts a new task (the old one is
+/// canceled, not taken for gone), and a cancel at input-required that is ignored or refused
+/// (the refusal recorded and the job given up, where it used to retry until the deadline).
+#[test]
+fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once() {
+    let Some(()) = install(&[Sdk::Python]) else {
+        return;
+    };
+    let runs = [
+        (
+            "origin-incident",
+            &[
+                "tests/personalities/stalls-two-tasks-keeps-pinging.json",
+                "tests/personalities/http-json-only.json",
+                "tests/personalities/settles-slowly-without-streaming.json",
+                "tests/personalities/new-task-per-follow-up.json",
+            ][..],
+        ),
+        (
+            "cancel-at-input-required",
+            &[
+                "tests/personalities/ignores-cancel-at-input-required.json",
+                "tests/personalities/refuses-cancel-at-input-required.json",
+            ][..],
+        ),
+    ];
+    for (scenario, runtimes) in runs {
+        let mut args = vec!["--scenario", scenario, "--seeds", "1"];
+        for runtime in runtimes {
+            args.extend(["--runtime", runtime]);
+        }
+        let (code, runs, summary) = check(
+            &args,
+            &[&python(), "examples/consumers/python/reconciling.py"],
+        );
+        assert_eq!(code, 0, "{scenario}: {runs:#?}");
+        assert_eq!(summary["summary"]["holds"], runtimes.len(), "{scenario}");
+    }
+}
+
 #[test]
 fn the_js_naive_example_gets_the_python_examples_verdicts() {
     let Some(()) = install(&[Sdk::Python, Sdk::Js]) else {

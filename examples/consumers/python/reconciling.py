@@ -6,11 +6,15 @@ It does not take the Agent Card's word for the task's lifecycle:
 - it applies a state only when it moves the task forward (never the current state again,
   never `submitted` twice, nothing after the end), so replayed history is not applied twice;
 - it does not resubscribe to learn where a task stands: it asks (`GetTask`), a sync point;
-- when the agent no longer knows the task (reaped with its stream, lost in a crash), it
-  records the task as gone and starts the job again, without streams for that agent, since
-  its tasks do not outlive them;
-- it owns the deadlines for `submitted` and `working`: past one it cancels the task and
-  starts again.
+- when the agent no longer knows the task (reaped with its stream, lost in a crash) or
+  will not go on with it (a follow-up refused with -32001 or answered with another task),
+  it cancels the task, which says which it was, and starts the job again without streams
+  for that agent, since its tasks may not outlive them;
+- it owns the deadlines for `submitted` and `working`, on a stream too: past one it cancels
+  the task and starts again;
+- it gives up cleanly where the agent leaves it no way on: when the agent will not cancel a
+  task it must cancel (recording the refusal), and before the job's own deadline, canceling
+  the task in hand first.
 
 Usage: meshsim check [...] -- python3 examples/consumers/python/reconciling.py
 """
@@ -29,12 +33,15 @@ from a2a.types.a2a_pb2 import (
     SendMessageRequest,
     TaskState,
 )
-from a2a.utils.errors import TaskNotFoundError
+from a2a.utils.constants import TransportProtocol
+from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
 
 from meshsim_contract import INTERRUPTED, TERMINAL, Order, Report, outcome_of, run, state_name
 
 POLL_SECONDS = 0.2
 MAX_DISPATCHES = 6
+# Given up this long before the job's deadline, to cancel the task in hand first.
+CLEANUP_SECONDS = 2.0
 
 
 class TaskGone(Exception):
@@ -69,6 +76,8 @@ class Reconciling:
         self.streaming = streaming
         self.connections = 0
         self.messages = 0
+        # The task being followed, for the cleanup before the job's deadline.
+        self.current: Tracked | None = None
         # Tasks the agent started that are not the one followed: canceled when found.
         self.strays: list[str] = []
 
@@ -138,8 +147,19 @@ class Reconciling:
         before = task.state
         client = self.streaming_client if self.streaming else self.plain_client
         index = 0
+        events = client.send_message(SendMessageRequest(message=message)).__aiter__()
         try:
-            async for event in client.send_message(SendMessageRequest(message=message)):
+            while True:
+                # A stream the agent keeps open (keep-alives, a stalled task) is read only
+                # until the state's deadline; then GetTask and the deadline take over.
+                try:
+                    event = await asyncio.wait_for(events.__anext__(), self.time_left(task))
+                except StopAsyncIteration:
+                    break
+                except asyncio.TimeoutError:
+                    print(f'send {connection}: {state_name(task.state)} past its deadline',
+                          flush=True)
+                    break
                 via = ('snapshot' if event.HasField('task') else 'status-update') \
                     if self.streaming else 'result'
                 settles = self.take(task, event, connection, index, via)
@@ -152,6 +172,8 @@ class Reconciling:
             raise TaskGone() from error
         except Exception as error:  # a cut stream or a reset: where the task is, GetTask says
             print(f'send {connection}: {error!r}', flush=True)
+        finally:
+            await events.aclose()
 
     async def confirm(self, task: Tracked) -> None:
         """Asks the agent where the task stands."""
@@ -169,31 +191,67 @@ class Reconciling:
             task.status_text = text_of(snapshot.status.message.parts)
         self.apply(task, snapshot.status.state, self.connections, 0, 'result')
 
-    async def cancel(self, task: Tracked, reason: str) -> None:
-        """Cancels a task the consumer gives up on and records it."""
+    async def ask_cancel(self, task: Tracked):
+        """Asks the agent to cancel the task: the report's `cancel` result, and the task the
+        agent answered with (None when it answered none)."""
         self.connections += 1
         try:
             answered = await self.plain_client.cancel_task(CancelTaskRequest(id=task.task_id))
-            cancel = {'result': 'answered', 'state': state_name(answered.status.state)}
         except TaskNotFoundError:
-            cancel = {'result': 'task-gone'}
+            return {'result': 'task-gone'}, None
+        except TaskNotCancelableError:
+            return {'result': 'not-cancelable'}, None
         except Exception as error:
-            cancel = {'result': 'failed', 'error': repr(error)}
+            return {'result': 'failed', 'error': repr(error)}, None
+        return {'result': 'answered', 'state': state_name(answered.status.state)}, answered
+
+    async def cancel(self, task: Tracked, reason: str) -> None:
+        """Cancels a task the consumer gives up on and records it."""
+        cancel, _ = await self.ask_cancel(task)
         self.report.abandoned(task.task_id, reason, cancel)
 
-    def deadline_passed(self, task: Tracked) -> float | None:
-        limits = {
+    def limit(self, task: Tracked) -> float | None:
+        """How long the task may stay in its state, if the job bounds it."""
+        return {
             TaskState.TASK_STATE_SUBMITTED: self.order.submitted_deadline_s,
             TaskState.TASK_STATE_WORKING: self.order.working_deadline_s,
-        }
-        limit = limits.get(task.state)
+        }.get(task.state)
+
+    def time_left(self, task: Tracked) -> float | None:
+        """Seconds until the task's state outstays its limit (None: no limit)."""
+        limit = self.limit(task)
+        if limit is None:
+            return None
+        return max(0.0, limit - (time.monotonic() - task.since))
+
+    def deadline_passed(self, task: Tracked) -> float | None:
+        limit = self.limit(task)
         if limit is not None and time.monotonic() - task.since > limit:
             return limit
         return None
 
+    async def cancel_waiting(self, task: Tracked) -> bool:
+        """Cancels the task the job cancels at input-required; whether the job has its
+        outcome (an agent that will not cancel it leaves the job no way on)."""
+        cancel, answered = await self.ask_cancel(task)
+        if cancel['result'] == 'task-gone':
+            raise TaskGone()
+        if cancel['result'] == 'failed':  # where the task is, GetTask says on the next round
+            print(f'cancel {self.connections}: {cancel["error"]}', flush=True)
+            await asyncio.sleep(POLL_SECONDS)
+            return False
+        if answered is not None:
+            self.apply(task, answered.status.state, self.connections, 0, 'result')
+            if task.state not in INTERRUPTED:
+                return False
+        self.report.abandoned(task.task_id, 'the agent would not cancel it', cancel)
+        self.report.outcome('gave-up', reason='the agent would not cancel the task')
+        return True
+
     async def dispatch(self) -> bool:
         """Runs one task of the job; whether the job has its outcome."""
         task = Tracked()
+        self.current = task
         try:
             await self.send(task, self.message(self.order.request, task, follow_up=False))
             if task.task_id is None:
@@ -215,10 +273,8 @@ class Reconciling:
                     await self.cancel(task, 'deadline passed')
                     return False
                 if task.state in INTERRUPTED and self.order.cancel_at_input_required:
-                    self.connections += 1
-                    answered_task = await self.plain_client.cancel_task(
-                        CancelTaskRequest(id=task.task_id))
-                    self.apply(task, answered_task.status.state, self.connections, 0, 'result')
+                    if await self.cancel_waiting(task):
+                        return True
                 elif task.state in INTERRUPTED and answered_since != task.since:
                     answered_since = task.since
                     await self.send(task, self.message(self.order.answer, task, follow_up=True))
@@ -226,20 +282,35 @@ class Reconciling:
                     await asyncio.sleep(POLL_SECONDS)
         except TaskGone:
             # Its tasks do not outlive their streams (or the agent lost it): start again,
-            # without streams.
-            self.report.abandoned(task.task_id, 'the agent no longer knows the task',
-                                  {'result': 'task-gone'})
+            # without streams. A follow-up refused with -32001, or answered with another
+            # task, does not say the task is gone: a cancel says whether it is, and ends it
+            # if not (or records the agent's refusal).
+            await self.cancel(task, 'the agent lost the task or will not go on with it')
             for stray in self.strays:
                 await self.cancel(Tracked.named(stray), 'started by the agent in our place')
             self.strays.clear()
             self.streaming = False
             return False
 
-    async def run(self) -> None:
+    async def dispatches(self) -> None:
         for _ in range(MAX_DISPATCHES):
             if await self.dispatch():
                 return
         self.report.outcome('gave-up', reason=f'no outcome after {MAX_DISPATCHES} tasks')
+
+    async def run(self) -> None:
+        """The dispatches, given up before the job's deadline with the task in hand
+        canceled, so that nothing is left running on the agent."""
+        try:
+            await asyncio.wait_for(self.dispatches(),
+                                   max(0.0, self.order.job_deadline_s - CLEANUP_SECONDS))
+        except asyncio.TimeoutError:
+            if self.report.finished:
+                return
+            task = self.current
+            if task is not None and task.task_id and task.state not in TERMINAL:
+                await self.cancel(task, 'the job deadline is near')
+            self.report.outcome('gave-up', reason='the job deadline is near')
 
 
 def text_of(parts) -> str:
@@ -250,9 +321,16 @@ async def main(order: Order, report: Report) -> None:
     timeout = httpx.Timeout(5.0, connect=1.0)
     async with httpx.AsyncClient(timeout=timeout) as http:
         card = await A2ACardResolver(http, order.agent_url).get_agent_card()
+        # Either binding the Card offers; a plain send asks for the task at once
+        # (`polling`: return_immediately), since a send the agent answers only when the
+        # turn settles can outlast any read timeout, and GetTask follows the task anyway.
+        bindings = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
         streaming_client = await create_client(
-            card, ClientConfig(streaming=True, httpx_client=http))
-        plain_client = await create_client(card, ClientConfig(streaming=False, httpx_client=http))
+            card, ClientConfig(streaming=True, httpx_client=http,
+                               supported_protocol_bindings=bindings))
+        plain_client = await create_client(
+            card, ClientConfig(streaming=False, polling=True, httpx_client=http,
+                               supported_protocol_bindings=bindings))
         consumer = Reconciling(order, report, streaming_client, plain_client,
                                bool(card.capabilities.streaming))
         await consumer.run()
