@@ -1,7 +1,8 @@
 //! The reconciling consumer under swarm faults: 200 seeds of the origin incident for every
 //! built-in personality and dialect, a few seeds of every other scenario, each holding
-//! every invariant, and 200 personalities drawn by the swarm (`--runtime swarm`) in every
-//! scenario and dialect, each meeting its declared expectation.
+//! every invariant, and 200 personalities drawn by the swarm (`--runtime swarm`; more with
+//! `MESHSIM_SWARM_SEEDS`) in every scenario and dialect, each meeting its declared
+//! expectation.
 
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::builtin_runtimes;
@@ -38,18 +39,34 @@ fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
     assert_eq!(outcome.tally.violated, 0);
 }
 
-/// The swarm's seeds 0..200 at the default step, the start of what `meshsim sweep --runtime
-/// swarm --consumer reconciling --seed-range 0..1000 --faults swarm` checks (about 30 s in a
-/// release build; docs/throughput.md, "The step"): a race the default step shows breaks
-/// this before it reaches a longer sweep (seed 153 missed `liveness` here before f1e50c5).
+/// The swarm's seeds `0..MESHSIM_SWARM_SEEDS` (200 unless set; `.ci/run` sets 2,000) at the
+/// default step, the start of what `meshsim sweep --runtime swarm --consumer reconciling
+/// --seed-range 0..30000 --faults swarm` checks (about 15 minutes in a release build on two
+/// cores; docs/throughput.md, "The step"): a race the default step shows breaks this before
+/// it reaches a longer sweep (seed 153 missed `liveness` here before f1e50c5).
 #[test]
-fn reconciling_consumer_meets_every_expectation_of_200_swarm_drawn_personalities() {
+fn reconciling_consumer_meets_every_expectation_of_swarm_drawn_personalities() {
+    let seeds = swarm_seeds();
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
         .runtimes([RuntimeChoice::swarm()])
         .faults([Faults::Swarm])
-        .seeds(0..200);
-    assert_eq!(matrix.len(), 200 * Scenario::ALL.len() * Dialect::ALL.len());
+        .seeds(0..seeds);
+    let per_seed = Scenario::ALL.len() * Dialect::ALL.len();
+    assert_eq!(matrix.len() as u64, seeds * per_seed as u64);
     let outcome = matrix.run();
     assert_eq!(outcome.tally.runs, matrix.len());
     outcome.assert_expectations();
+}
+
+/// How many swarm seeds to draw: `MESHSIM_SWARM_SEEDS`, or 200.
+fn swarm_seeds() -> u64 {
+    match std::env::var("MESHSIM_SWARM_SEEDS") {
+        Err(_) => 200,
+        Ok(value) => match value.parse::<u64>() {
+            Ok(seeds) if seeds > 0 => seeds,
+            _ => {
+                panic!("MESHSIM_SWARM_SEEDS must be a whole number of seeds, at least 1: {value:?}")
+            }
+        },
+    }
 }
