@@ -37,6 +37,16 @@ fn against(name: &str, dialect: Dialect, plan: Option<&str>) -> RunSpec {
     }
 }
 
+/// [`against`] for the swarm's seed `seed`, stepped every 1 ms: the findings the default
+/// step made.
+fn against_at_1ms(name: &str, dialect: Dialect, plan: Option<&str>, seed: u64) -> RunSpec {
+    RunSpec {
+        seed: Seed::new(seed),
+        tick: Duration::from_millis(1),
+        ..against(name, dialect, plan)
+    }
+}
+
 /// Asserts `spec`'s run holds; the profile its consumer learned.
 fn profile_of_holding(spec: &RunSpec) -> PeerLifecycleProfile {
     let result = assert_holds(spec);
@@ -60,11 +70,7 @@ fn assert_close_survival_not_learned(name: &str, dialect: Dialect, plan: &str, w
 /// answer met a reaped id the peer started afresh (the case the run is there for).
 fn assert_completes_after_a_fresh_start(name: &str, seeds: [u64; 3]) {
     for seed in seeds {
-        let spec = RunSpec {
-            seed: Seed::new(seed),
-            tick: Duration::from_millis(1),
-            ..against(name, Dialect::V0_1, None)
-        };
+        let spec = against_at_1ms(name, Dialect::V0_1, None, seed);
         let result = assert_completes(&spec);
         let started_afresh = result.truths["agent"]
             .iter()
@@ -180,15 +186,12 @@ fn a_close_a_one_way_partition_kept_from_the_peer_is_no_evidence_that_tasks_outl
 #[test]
 fn a_question_that_may_overtake_the_close_is_no_evidence_that_tasks_outlive_streams() {
     for seed in 1..=5 {
-        let spec = RunSpec {
-            seed: Seed::new(seed),
-            tick: Duration::from_millis(1),
-            ..against(
-                "reaps-on-stream-close-keeps-streams-open",
-                Dialect::V0_1,
-                None,
-            )
-        };
+        let spec = against_at_1ms(
+            "reaps-on-stream-close-keeps-streams-open",
+            Dialect::V0_1,
+            None,
+            seed,
+        );
         let learned = profile_of_holding(&spec);
         assert_ne!(
             learned.task_survives_stream_close,
@@ -300,11 +303,7 @@ fn a_follow_up_that_may_overtake_the_close_is_no_evidence_of_what_follow_ups_aft
         ),
     ] {
         for seed in 1..=8 {
-            let learned = profile_of_holding(&RunSpec {
-                seed: Seed::new(seed),
-                tick: Duration::from_millis(1),
-                ..against(name, Dialect::V0_1, None)
-            });
+            let learned = profile_of_holding(&against_at_1ms(name, Dialect::V0_1, None, seed));
             assert_ne!(
                 learned.followup_same_task,
                 Some(wrong),
@@ -561,10 +560,7 @@ fn a_keep_alive_a_link_held_with_an_unstamped_question_does_not_date_it() {
 /// tasks survive a stream's close, while the task it found gone steers it off streams.
 fn assert_undated_loss_teaches_no_lifecycle(name: &str, plan: &str) {
     for dialect in Dialect::ALL {
-        let spec = RunSpec {
-            tick: Duration::from_millis(1),
-            ..against(name, dialect, Some(plan))
-        };
+        let spec = against_at_1ms(name, dialect, Some(plan), 1);
         let learned = assert_completes(&spec).reports[0].profile.clone();
         let learned = learned.expect("a profile");
         assert_eq!(
