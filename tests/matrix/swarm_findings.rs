@@ -223,15 +223,12 @@ fn a_resubscribe_that_may_overtake_the_close_is_no_evidence_that_resubscribes_re
         r#"{"faults": [{"at_ms": 150, "kind": "partition", "a": "consumer", "b": "agent"}]}"#;
     for dialect in Dialect::ALL {
         for seed in 1..=40 {
-            let spec = RunSpec {
-                seed: Seed::new(seed),
-                tick: Duration::from_millis(1),
-                ..against(
-                    "reaps-on-stream-close-keeps-streams-open-replays",
-                    dialect,
-                    Some(plan),
-                )
-            };
+            let spec = against_at_1ms(
+                "reaps-on-stream-close-keeps-streams-open-replays",
+                dialect,
+                Some(plan),
+                seed,
+            );
             let learned = profile_of_holding(&spec);
             assert_ne!(
                 learned.resubscribe_after_input_required,
