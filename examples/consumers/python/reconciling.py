@@ -285,7 +285,8 @@ class Reconciling:
             # without streams. A follow-up refused with -32001, or answered with another
             # task, does not say the task is gone: a cancel says whether it is, and ends it
             # if not (or records the agent's refusal).
-            await self.cancel(task, 'the agent lost the task or will not go on with it')
+            if task.task_id:
+                await self.cancel(task, 'the agent lost the task or will not go on with it')
             for stray in self.strays:
                 await self.cancel(Tracked.named(stray), 'started by the agent in our place')
             self.strays.clear()
