@@ -829,3 +829,34 @@ fn tasks_the_peer_lost_do_not_count_against_the_consumers_budget() {
         );
     }
 }
+
+/// Found as `liveness` at 5 ms steps (swarm seed 965, stuck-in-submitted v0.1; the one miss
+/// of seeds 0..10000 at `--tick-ms 5`): the consumer answered the peer's question as the
+/// peer restarted, and the answer met a v0.1 peer that starts a forgotten id afresh, in a
+/// task that stalls (the scenario's first task after each start). The answer's stream said
+/// `submitted`, which the ledger held as a possible repeat of the task's history, and then
+/// only keep-alives; the consumer's state was still the question, which has no deadline,
+/// so it read on until the job's deadline. A turn the peer restarts in `submitted` now has
+/// the `submitted` deadline, counted from the answer.
+#[test]
+fn a_turn_restarted_in_submitted_has_the_submitted_deadline() {
+    let plan = r#"{"faults": [
+        {"at_ms": 2104, "kind": "bounce", "host": "agent"},
+        {"at_ms": 4683, "kind": "bounce", "host": "agent"}
+    ]}"#;
+    let spec = RunSpec {
+        scenario: Scenario::StuckInSubmitted,
+        seed: Seed::new(965),
+        tick: Duration::from_millis(5),
+        ..against(
+            "pings-while-a-restarted-turn-stalls",
+            Dialect::V0_1,
+            Some(plan),
+        )
+    };
+    let result = assert_completes(&spec);
+    let restarted = result.truths["agent"]
+        .iter()
+        .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
+    assert!(restarted, "no answer met a task the peer started afresh");
+}

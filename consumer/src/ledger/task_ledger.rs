@@ -49,6 +49,18 @@ impl TaskLedger {
         })
     }
 
+    /// Whether the events held on `connection`, a turn, end in `submitted`: the peer
+    /// started the task's turn afresh (a resume that says `submitted` again, or a task it
+    /// started anew under the same id) and has said nothing since. A replay would go on at
+    /// once; a live start has yet to leave `submitted`.
+    pub fn holds_start(&self, connection: u32) -> bool {
+        self.alignment.as_ref().is_some_and(|alignment| {
+            alignment.connection == connection
+                && alignment.kind == ConnectionKind::Turn
+                && (alignment.held.last()).is_some_and(|held| held.state == TaskState::Submitted)
+        })
+    }
+
     /// Every state applied, in order.
     pub fn applied(&self) -> &[Applied] {
         &self.applied

@@ -257,6 +257,21 @@ fn a_question_held_on_a_turn_is_one_the_peer_may_wait_on() {
 }
 
 #[test]
+fn a_turn_held_at_submitted_is_a_start_the_peer_has_yet_to_move_on_from() {
+    let mut feed = Feed::new();
+    feed.first_turn([None; 3]);
+    feed.connect();
+    assert!(!feed.ledger.holds_start(feed.connection));
+    feed.event(Turn, Submitted, None);
+    assert!(feed.ledger.holds_start(feed.connection));
+    assert!(!feed.ledger.holds_start(feed.connection + 1));
+    assert!(!feed.ledger.holds_question(feed.connection));
+    // The turn moves on: no longer a start.
+    feed.event(Turn, Working, None);
+    assert!(!feed.ledger.holds_start(feed.connection));
+}
+
+#[test]
 fn a_question_said_twice_on_a_turn_is_still_a_question_the_peer_may_wait_on() {
     let mut feed = Feed::new();
     feed.first_turn([None; 3]);

@@ -75,7 +75,9 @@ impl<C: Connector> Run<'_, C> {
     }
 
     /// Until when reading `connection` waits for the next event, and how it ends if none
-    /// comes: at the current state's deadline; and shortly (`TRAILING_GRACE`) where the
+    /// comes: at the current state's deadline, or where the ledger holds a `submitted` that
+    /// restarts the turn, at that start's (`Tracked::start_deadline`); and shortly
+    /// (`TRAILING_GRACE`) where the
     /// ledger holds this turn's events, as a possible replay, up to a question. A replay
     /// would go on at once with the answer's turn; a question of the peer's own (a task it
     /// resumed, or started afresh under the v0.1 id after losing ours) waits for the
@@ -85,7 +87,10 @@ impl<C: Connector> Run<'_, C> {
     /// at the stream's close.
     fn wait_bound(&self, slot: &Option<Tracked>, connection: u32) -> Option<(Instant, ReadEnd)> {
         let task = slot.as_ref()?;
-        let deadline = task.deadline(&self.session.job.deadlines);
+        let deadlines = &self.session.job.deadlines;
+        let deadline = task
+            .deadline(deadlines)
+            .or_else(|| task.start_deadline(connection, deadlines));
         if !task.ledger.holds_question(connection) {
             return deadline.map(|(at, state, limit)| (at, ReadEnd::Deadline(state, limit)));
         }

@@ -180,6 +180,28 @@ impl Tracked {
     }
 
     /// The deadline of the current state, with its limit, if the state has one.
+    /// The `submitted` deadline of a turn the peer started afresh on `connection` (see
+    /// [`TaskLedger::holds_start`](crate::ledger::TaskLedger::holds_start)), counted from
+    /// the answer that began it (or from when the current state was applied): the ledger
+    /// holds the `submitted` as a possible replay, so the state the consumer applied is
+    /// still the question, which has no deadline, while the peer says the task is waiting
+    /// to start.
+    pub fn start_deadline(
+        &self,
+        connection: u32,
+        deadlines: &Deadlines,
+    ) -> Option<(Instant, TaskState, Duration)> {
+        if !self.ledger.holds_start(connection) {
+            return None;
+        }
+        let since = self
+            .answered
+            .as_ref()
+            .map_or(self.entered, |answer| answer.at);
+        let limit = deadlines.submitted;
+        Some((since + limit, TaskState::Submitted, limit))
+    }
+
     pub fn deadline(&self, deadlines: &Deadlines) -> Option<(Instant, TaskState, Duration)> {
         let (state, limit) = match self.ledger.current() {
             None | Some(TaskState::Submitted) => (TaskState::Submitted, deadlines.submitted),
