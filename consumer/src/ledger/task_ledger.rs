@@ -42,11 +42,8 @@ impl TaskLedger {
     /// client. Were they a replay, the answer's turn would follow at once; were they live,
     /// the peer now waits for the client and sends nothing that could tell.
     pub fn holds_question(&self, connection: u32) -> bool {
-        self.alignment.as_ref().is_some_and(|alignment| {
-            alignment.connection == connection
-                && alignment.kind == ConnectionKind::Turn
-                && (alignment.held.last()).is_some_and(|held| held.state.is_interrupted())
-        })
+        self.last_held_on_turn(connection)
+            .is_some_and(TaskState::is_interrupted)
     }
 
     /// Whether the events held on `connection`, a turn, end in `submitted`: the peer
@@ -54,11 +51,15 @@ impl TaskLedger {
     /// started anew under the same id) and has said nothing since. A replay would go on at
     /// once; a live start has yet to leave `submitted`.
     pub fn holds_start(&self, connection: u32) -> bool {
-        self.alignment.as_ref().is_some_and(|alignment| {
-            alignment.connection == connection
-                && alignment.kind == ConnectionKind::Turn
-                && (alignment.held.last()).is_some_and(|held| held.state == TaskState::Submitted)
-        })
+        self.last_held_on_turn(connection) == Some(TaskState::Submitted)
+    }
+
+    /// The state of the last event held on `connection`, if it is a turn being aligned.
+    fn last_held_on_turn(&self, connection: u32) -> Option<TaskState> {
+        let alignment = self.alignment.as_ref()?;
+        (alignment.connection == connection && alignment.kind == ConnectionKind::Turn)
+            .then(|| alignment.held.last().map(|held| held.state))
+            .flatten()
     }
 
     /// Every state applied, in order.

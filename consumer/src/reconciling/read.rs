@@ -77,14 +77,13 @@ impl<C: Connector> Run<'_, C> {
     /// Until when reading `connection` waits for the next event, and how it ends if none
     /// comes: at the current state's deadline, or where the ledger holds a `submitted` that
     /// restarts the turn, at that start's (`Tracked::start_deadline`); and shortly
-    /// (`TRAILING_GRACE`) where the
-    /// ledger holds this turn's events, as a possible replay, up to a question. A replay
-    /// would go on at once with the answer's turn; a question of the peer's own (a task it
-    /// resumed, or started afresh under the v0.1 id after losing ours) waits for the
-    /// consumer, has no deadline, and a peer that keeps its streams open sends nothing
-    /// more, so waiting for the stream's end would last until the job's deadline. Reading
-    /// then ends settled, and the ledger judges the held events the turn's own, as it would
-    /// at the stream's close.
+    /// (`TRAILING_GRACE`) where the ledger holds this turn's events, as a possible replay,
+    /// up to a question. A replay would go on at once with the answer's turn; a question of
+    /// the peer's own (a task it resumed, or started afresh under the v0.1 id after losing
+    /// ours) waits for the consumer, has no deadline, and a peer that keeps its streams open
+    /// sends nothing more, so waiting for the stream's end would last until the job's
+    /// deadline. Reading then ends settled, and the ledger judges the held events the turn's
+    /// own, as it would at the stream's close.
     fn wait_bound(&self, slot: &Option<Tracked>, connection: u32) -> Option<(Instant, ReadEnd)> {
         let task = slot.as_ref()?;
         let deadlines = &self.session.job.deadlines;

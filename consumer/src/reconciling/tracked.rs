@@ -179,7 +179,6 @@ impl Tracked {
         }
     }
 
-    /// The deadline of the current state, with its limit, if the state has one.
     /// The `submitted` deadline of a turn the peer started afresh on `connection` (see
     /// [`TaskLedger::holds_start`](crate::ledger::TaskLedger::holds_start)), counted from
     /// the answer that began it (or from when the current state was applied): the ledger
@@ -202,6 +201,7 @@ impl Tracked {
         Some((since + limit, TaskState::Submitted, limit))
     }
 
+    /// The deadline of the current state, with its limit, if the state has one.
     pub fn deadline(&self, deadlines: &Deadlines) -> Option<(Instant, TaskState, Duration)> {
         let (state, limit) = match self.ledger.current() {
             None | Some(TaskState::Submitted) => (TaskState::Submitted, deadlines.submitted),
