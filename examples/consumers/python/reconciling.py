@@ -225,10 +225,8 @@ class Reconciling:
         return max(0.0, limit - (time.monotonic() - task.since))
 
     def deadline_passed(self, task: Tracked) -> float | None:
-        limit = self.limit(task)
-        if limit is not None and time.monotonic() - task.since > limit:
-            return limit
-        return None
+        """The limit the task's state has outstayed, if it has."""
+        return self.limit(task) if self.time_left(task) == 0.0 else None
 
     async def cancel_waiting(self, task: Tracked) -> bool:
         """Cancels the task the job cancels at input-required; whether the job has its
