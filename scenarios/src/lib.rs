@@ -16,6 +16,7 @@ mod consumer_choice;
 mod expectation;
 mod impossible;
 mod invariant;
+pub mod judgeable;
 mod knob_coverage;
 mod lock;
 mod matrix;

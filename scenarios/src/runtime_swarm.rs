@@ -10,7 +10,8 @@
 //! A runtime with the v0.3 compatibility layer (v0.3 over JSON-RPC) never serves HTTP+JSON
 //! alone, which a personality file could not say either. Three couplings keep every drawn
 //! job decidable from the personality (possible, or impossible by a rule the oracle states)
-//! instead of possible only by luck:
+//! instead of possible only by luck (the bounds of [`crate::judgeable`], which names what a
+//! personality file sets outside them):
 //! - under a TTL reaper a work step takes at most half the TTL, or tasks would be reaped
 //!   mid-work at random;
 //! - the `#long` script's work fits in 15 s (`long_running_steps × work.max_ms`), below
@@ -20,6 +21,7 @@
 //!   or never does (`long_running_steps × work.min_ms` over it: the job is impossible by
 //!   [`crate::impossible::WORK_OUTLASTS_TTL`]).
 
+use crate::judgeable::{LONG_WORK_BUDGET_MS, SHORTEST_REAPING_TIMER_MS};
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
     Bindings, BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
@@ -36,16 +38,20 @@ pub const SWARM_RUNTIME: &str = "swarm";
 
 /// Reaping delays: a bucket is drawn, then a value inside it, so that sub-second and
 /// minute-long TTLs are both common.
-const REAP_AFTER_MS: [u64; 6] = [300, 1_000, 3_000, 10_000, 30_000, 60_000];
+const REAP_AFTER_MS: [u64; 6] = [
+    SHORTEST_REAPING_TIMER_MS,
+    1_000,
+    3_000,
+    10_000,
+    30_000,
+    60_000,
+];
 /// Keep-alive periods, from chatty to a2a-sdk's 15 s and beyond.
 const KEEP_ALIVE_MS: [u64; 5] = [100, 1_000, 5_000, 15_000, 30_000];
 /// Sidecar route timeouts (Envoy's default is 15 s).
 const ROUTE_TIMEOUT_MS: [u64; 4] = [5_000, 15_000, 30_000, 60_000];
 /// Sidecar stream idle timeouts (Envoy's default is 5 min; meshes often set seconds).
 const IDLE_TIMEOUT_MS: [u64; 5] = [2_000, 5_000, 15_000, 30_000, 60_000];
-/// The longest the `#long` script may work, so that it fits the scenarios' `working`
-/// deadline.
-const LONG_WORK_BUDGET_MS: u64 = 15_000;
 
 /// The errors real runtimes answer a message or subscribe to a terminal task with.
 pub const TERMINAL_ERRORS: [ErrorCode; 5] = [
@@ -317,23 +323,16 @@ mod tests {
     }
 
     #[test]
-    fn work_never_outlasts_a_ttl_or_the_long_budget() {
+    fn every_draw_is_inside_the_space_where_verdicts_are_about_the_consumer() {
         for seed in 0..2_000 {
             let personality = draw(Seed::new(seed));
             let work = &personality.work;
             assert!(work.min_ms <= work.max_ms, "seed {seed}");
-            assert!(
-                u64::from(work.long_running_steps) * work.max_ms <= LONG_WORK_BUDGET_MS,
-                "seed {seed}: {work:?}"
+            assert_eq!(
+                crate::judgeable::cautions(&personality),
+                Vec::<String>::new(),
+                "seed {seed}: {personality:?}"
             );
-            if let Reaping::Ttl { after_ms } = personality.reaping {
-                assert!(work.max_ms * 2 <= after_ms, "seed {seed}");
-                let steps = u64::from(work.long_running_steps);
-                assert!(
-                    steps * work.max_ms < after_ms || steps * work.min_ms > after_ms,
-                    "seed {seed}: the #long work may or may not outlast the TTL: {work:?}"
-                );
-            }
         }
     }
 }

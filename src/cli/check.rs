@@ -5,6 +5,7 @@
 //! verdict table, or with `--json` one JSON line per run and a summary line; exit 0
 //! exactly when every run held, 1 when one did not, 2 on bad usage.
 
+use crate::cli::cautions;
 use crate::cli::selection::SeedRange;
 use clap::Args;
 use meshsim_protocol::Dialect;
@@ -161,6 +162,7 @@ fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
             .map(|name| RuntimeChoice::resolve(name))
             .collect::<Result<Vec<_>, _>>()
     }?;
+    cautions::say("check", &runtimes);
     let scenarios = if args.scenario.is_empty() {
         Scenario::ALL.to_vec()
     } else {

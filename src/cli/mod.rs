@@ -3,6 +3,7 @@
 //! input ([`output::EXIT_STATUS`], shown in every `--help`).
 
 mod bench;
+mod cautions;
 mod check;
 mod consume;
 mod decode;

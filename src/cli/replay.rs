@@ -5,6 +5,7 @@
 //! run as a self-contained HTML page. Exits 1 when the run violates an invariant, so
 //! `git bisect run meshsim replay ...` finds the commit that broke a run.
 
+use crate::cli::cautions;
 use crate::cli::output;
 use crate::cli::run_json::run_json;
 use crate::cli::selection::RunArgs;
@@ -44,6 +45,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    cautions::say("replay", [&spec.runtime]);
     let options = RunOptions {
         keep_trace: true,
         trace_file: args.trace.clone(),

@@ -6,6 +6,7 @@
 //! Like `replay`, it exits with the verdict of the run it prints: 1 for a shrunk violation,
 //! 0 when the run holds the invariant and there is nothing to shrink.
 
+use crate::cli::cautions;
 use crate::cli::output;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::RunArgs;
@@ -44,6 +45,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    cautions::say("shrink", [&spec.runtime]);
     let original = match meshsim_scenarios::run(&spec, &RunOptions::default()) {
         Ok(result) => result,
         Err(error) => {

@@ -9,6 +9,7 @@
 //! and drawn as an HTML timeline in DIR. Under the table, the runs that missed their
 //! expectation are listed by their replay lines.
 
+use crate::cli::cautions;
 use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
 use crate::cli::scheduler::ShardChoice;
@@ -109,6 +110,7 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
             .map(|name| RuntimeChoice::resolve(name))
             .collect::<Result<_, _>>()?
     };
+    cautions::say("sweep", &runtimes);
     let consumers = if args.consumer.is_empty() {
         vec![ConsumerChoice::Naive, ConsumerChoice::Reconciling]
     } else {

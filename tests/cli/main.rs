@@ -7,6 +7,7 @@ mod support;
 
 mod bad_inputs;
 mod bisect;
+mod cautions;
 mod decode;
 mod endpoint_fuzz;
 mod merge;
