@@ -6,20 +6,22 @@
 //! exactly when every run held, 1 when one did not, 2 on bad usage.
 
 use crate::cli::cautions;
+use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
+use crate::cli::swarm_coverage::{SwarmCoverage, coverage_line};
 use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::check::{AnnounceRun, CheckCell};
 use meshsim_scenarios::check::{
     CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
 };
+use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
-use meshsim_scenarios::{RuntimeChoice, Scenario};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,8 +31,10 @@ const ORIGIN_RUNTIMES: [&str; 3] = ["python-correct", "go-replaying", "jvm-reapi
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Runtimes to check against: built-in names or personality files (repeat the flag;
-    /// default: python-correct, go-replaying, jvm-reaping).
+    /// Runtimes to check against: built-in names, personality files, or `swarm` (each seed
+    /// draws a whole personality, the one `meshsim sweep --runtime swarm` draws for that
+    /// seed; a run that does not hold keeps it as a file). Repeat the flag; default:
+    /// python-correct, go-replaying, jvm-reaping.
     #[arg(long)]
     runtime: Vec<String>,
     /// Scenarios (repeat the flag; default: all). Their faults are struck by the proxy
@@ -105,11 +109,14 @@ pub fn run(args: CheckArgs) -> ExitCode {
     });
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let mut coverage = SwarmCoverage::default();
     let tally = sweep.run(Some(announce), |result| {
+        coverage.add(&result.spec.runtime, result.spec.seed);
+        let personality_file = keep_drawn_personality(result);
         if json {
-            let _ = writeln!(out, "{}", run_json(result));
+            let _ = writeln!(out, "{}", run_json(result, personality_file.as_deref()));
         } else if result.verdict != CheckVerdict::Holds {
-            let _ = write!(out, "{}", run_text(result));
+            let _ = write!(out, "{}", run_text(result, personality_file.as_deref()));
         }
         if let Some(dir) = &args.timelines
             && result.verdict != CheckVerdict::Holds
@@ -127,10 +134,14 @@ pub fn run(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let coverage = coverage.summary();
     if json {
-        let _ = writeln!(out, "{}", summary_json(&tally, &sweep));
+        let _ = writeln!(out, "{}", summary_json(&tally, &sweep, coverage));
     } else {
         let _ = write!(out, "{}", table(&tally, &sweep));
+        if let Some(summary) = &coverage {
+            let _ = writeln!(out, "{}", coverage_line(summary));
+        }
     }
     // A work directory check chose itself goes when it holds nothing; when it keeps the
     // files of runs that did not hold, say where.
@@ -204,13 +215,34 @@ fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
     })
 }
 
+/// Writes the personality a `swarm` run drew beside its programs' files when the run did
+/// not hold: the file `--runtime FILE` checks again, and the first thing a reader looks at.
+fn keep_drawn_personality(result: &CheckResult) -> Option<PathBuf> {
+    let spec = &result.spec;
+    if !spec.runtime.drawn || result.verdict == CheckVerdict::Holds {
+        return None;
+    }
+    let path = spec
+        .workdir
+        .join(format!("{}-personality.json", spec.stem()));
+    match std::fs::write(&path, personality_file(&spec.runtime.personality) + "\n") {
+        Ok(()) => Some(path),
+        Err(error) => {
+            eprintln!("meshsim check: cannot write {}: {error}", path.display());
+            None
+        }
+    }
+}
+
 /// One run as a JSON object.
-fn run_json(result: &CheckResult) -> serde_json::Value {
+fn run_json(result: &CheckResult, personality_file: Option<&Path>) -> serde_json::Value {
     let spec = &result.spec;
     json!({
         "seed": spec.seed.value(),
         "scenario": spec.scenario,
         "runtime": spec.runtime.label,
+        "personality": spec.runtime.personality.name,
+        "personality_file": personality_file,
         "dialect": spec.dialect,
         "consumer": spec.name,
         "repetition": spec.repetition,
@@ -224,7 +256,7 @@ fn run_json(result: &CheckResult) -> serde_json::Value {
 }
 
 /// A run that did not hold, in words.
-fn run_text(result: &CheckResult) -> String {
+fn run_text(result: &CheckResult, personality_file: Option<&Path>) -> String {
     let spec = &result.spec;
     let mut text = format!(
         "{} seed {} {} {} ({}): {}\n",
@@ -241,6 +273,13 @@ fn run_text(result: &CheckResult) -> String {
     for problem in result.problems() {
         let _ = writeln!(text, "   {problem}");
     }
+    if let Some(path) = personality_file {
+        let _ = writeln!(
+            text,
+            "   its personality, drawn from the seed: {} (`--runtime` takes the file)",
+            path.display()
+        );
+    }
     let _ = writeln!(
         text,
         "   its programs' reports and output: {}",
@@ -250,8 +289,14 @@ fn run_text(result: &CheckResult) -> String {
     text
 }
 
-fn summary_json(tally: &CheckTally, sweep: &CheckSweep) -> serde_json::Value {
-    json!({"summary": {
+/// The summary line; with `--runtime swarm`, the knob values the drawn personalities covered
+/// (as `sweep --json` gives them).
+fn summary_json(
+    tally: &CheckTally,
+    sweep: &CheckSweep,
+    coverage: Option<CoverageSummary>,
+) -> serde_json::Value {
+    let mut summary = json!({
         "runs": tally.runs,
         "holds": tally.holds,
         "violated": tally.violated,
@@ -262,7 +307,11 @@ fn summary_json(tally: &CheckTally, sweep: &CheckSweep) -> serde_json::Value {
         "runs_per_sec": (tally.runs_per_sec * 100.0).round() / 100.0,
         "seeds": [sweep.seeds.start, sweep.seeds.end],
         "repeat": sweep.repeat,
-    }})
+    });
+    if let Some(coverage) = coverage {
+        summary["coverage"] = json!(coverage);
+    }
+    json!({ "summary": summary })
 }
 
 /// The verdict table: a row per scenario and runtime, a column per dialect.

@@ -19,6 +19,7 @@ mod selection;
 mod serve;
 mod shard;
 mod shrink;
+mod swarm_coverage;
 mod sweep;
 mod sweep_output;
 mod table;

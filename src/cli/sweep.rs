@@ -15,16 +15,15 @@ use crate::cli::replay::write_timeline;
 use crate::cli::scheduler::ShardChoice;
 use crate::cli::selection::{FaultMode, SeedRange, tick_ms};
 use crate::cli::shard::Shard;
+use crate::cli::swarm_coverage::SwarmCoverage;
 use crate::cli::sweep_output::{finish, run_line};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
-    ConsumerChoice, Coverage, CoverageSummary, DEFAULT_TICK, Matrix, RunOptions, RunResult,
-    RuntimeChoice, Scenario, Verdict,
+    ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
 };
 use meshsim_scenarios::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -172,7 +171,7 @@ fn sweep(
     let mut coverage = SwarmCoverage::default();
     let tally = matrix.run_with(|result, expect, matched| {
         progress.inc(1);
-        coverage.add(result);
+        coverage.add(&result.spec.runtime, result.spec.seed);
         if !matched {
             missed.push(result.spec.replay_command(None));
             progress.set_message(format!("{} mismatched", missed.len()));
@@ -215,26 +214,6 @@ fn missed_list(missed: &[String]) -> String {
         ));
     }
     out
-}
-
-/// The knob values the swarm's personalities drew over the sweep, each seed's once.
-#[derive(Default)]
-struct SwarmCoverage {
-    counted: BTreeSet<u64>,
-    coverage: Coverage,
-}
-
-impl SwarmCoverage {
-    fn add(&mut self, result: &RunResult) {
-        if result.spec.runtime.drawn && self.counted.insert(result.spec.seed.value()) {
-            self.coverage.add(&result.spec.runtime.personality);
-        }
-    }
-
-    /// `None` when no run drew its personality.
-    fn summary(&self) -> Option<CoverageSummary> {
-        (!self.coverage.is_empty()).then(|| self.coverage.summary())
-    }
 }
 
 /// Runs `result`'s spec again keeping the trace (sweeps keep none) and writes its

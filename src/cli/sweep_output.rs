@@ -5,6 +5,7 @@
 
 use crate::cli::identity::SweepIdentity;
 use crate::cli::run_json::run_json;
+use crate::cli::swarm_coverage::coverage_line;
 use crate::cli::table;
 use meshsim_scenarios::{CoverageSummary, Expect, RunResult, Tally};
 use serde::{Deserialize, Serialize};
@@ -86,24 +87,4 @@ pub fn finish(
     } else {
         ExitCode::FAILURE
     }
-}
-
-/// The coverage as one line of the table.
-fn coverage_line(summary: &CoverageSummary) -> String {
-    let fewest = summary
-        .numeric_distinct
-        .iter()
-        .min_by_key(|(_, distinct)| **distinct)
-        .map_or("-", |(knob, _)| knob.as_str());
-    let mut line = format!(
-        "swarm coverage: {} personalities; {}/{} enumerated knob values drawn; every numeric knob took >= {} distinct values (fewest: {fewest})",
-        summary.personalities,
-        summary.enumerated_drawn,
-        summary.enumerated_values,
-        summary.numeric_fewest,
-    );
-    if !summary.missing.is_empty() {
-        line.push_str(&format!("; never drawn: {}", summary.missing.join(", ")));
-    }
-    line
 }

@@ -341,6 +341,66 @@ fn without_a_workdir_check_names_the_files_it_keeps_and_leaves_nothing_when_ever
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+#[test]
+fn against_the_swarm_each_seed_meets_the_personality_the_sweep_draws_for_it_and_keeps_it_when_the_run_fails_and_the_summary_says_what_they_covered()
+ {
+    let workdir = std::env::temp_dir().join(format!("meshsim-check-swarm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&workdir);
+    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args([
+            "check",
+            "--runtime",
+            "swarm",
+            "--scenario",
+            "origin-incident",
+        ])
+        .args(["--seed-range", "4..7", "--json", "--workdir"])
+        .arg(&workdir)
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .expect("meshsim runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let mut runs: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let summary = runs.pop().expect("a summary line");
+    assert_eq!(runs.len(), 3, "{stdout}");
+    assert_eq!(
+        summary["summary"]["coverage"]["personalities"], 3,
+        "the knob values the three draws covered: {summary}"
+    );
+    let mut drawn = BTreeSet::new();
+    for run in &runs {
+        let seed = run["seed"].as_u64().unwrap();
+        assert_eq!(run["verdict"], "program-failed", "{run}");
+        assert_eq!(run["runtime"], "swarm", "{run}");
+        assert_eq!(run["personality"], format!("swarm-{seed}"), "{run}");
+        let rerun = run["rerun"].as_str().unwrap();
+        assert!(
+            rerun.contains(&format!(
+                "--runtime swarm --scenario origin-incident --dialect v1.0 --seed-range {seed}..{}",
+                seed + 1
+            )),
+            "{rerun}"
+        );
+        let file = run["personality_file"]
+            .as_str()
+            .expect("a failed run keeps its personality");
+        let kept: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let expected = RuntimeChoice::swarm().for_seed(Seed::new(seed)).personality;
+        assert_eq!(
+            kept,
+            serde_json::to_value(&expected).unwrap(),
+            "seed {seed}"
+        );
+        drawn.insert(kept.to_string());
+    }
+    assert_eq!(drawn.len(), 3, "each seed draws its own personality");
+    let _ = std::fs::remove_dir_all(&workdir);
+}
+
 /// The must-show command's arguments: the origin incident's three runtimes on its incident, 3 seeds.
 fn incident_args() -> Vec<&'static str> {
     let mut args = vec!["--scenario", "origin-incident", "--seeds", "3"];

@@ -111,7 +111,9 @@ impl CheckTally {
 }
 
 impl CheckSweep {
-    /// Every run, in order: runtime, scenario, dialect, seed, repetition.
+    /// Every run, in order: runtime, scenario, dialect, seed, repetition. A `swarm` runtime
+    /// draws each seed's personality here, as the simulation's sweep does, so seed N of a
+    /// check meets the runtime seed N of `meshsim sweep --runtime swarm` meets.
     pub fn specs(&self) -> Vec<CheckSpec> {
         let mut specs = Vec::new();
         for runtime in &self.runtimes {
@@ -122,7 +124,7 @@ impl CheckSweep {
                             specs.push(CheckSpec {
                                 seed: Seed::new(seed),
                                 scenario: *scenario,
-                                runtime: runtime.clone(),
+                                runtime: runtime.for_seed(Seed::new(seed)),
                                 dialect: *dialect,
                                 program: self.program.clone(),
                                 name: self.name.clone(),

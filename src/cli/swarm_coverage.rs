@@ -1,0 +1,48 @@
+//! With `--runtime swarm`, which knob values the drawn personalities covered over a sweep
+//! or a check (each seed's personality counted once), as a line of the table and a field
+//! of the `--json` summary.
+
+use meshsim_scenarios::{Coverage, CoverageSummary, RuntimeChoice};
+use meshsim_sim::Seed;
+use std::collections::BTreeSet;
+
+/// The knob values the swarm's personalities drew, each seed's once.
+#[derive(Default)]
+pub struct SwarmCoverage {
+    counted: BTreeSet<u64>,
+    coverage: Coverage,
+}
+
+impl SwarmCoverage {
+    /// Counts the personality of the run with seed `seed` against `runtime`, if drawn.
+    pub fn add(&mut self, runtime: &RuntimeChoice, seed: Seed) {
+        if runtime.drawn && self.counted.insert(seed.value()) {
+            self.coverage.add(&runtime.personality);
+        }
+    }
+
+    /// `None` when no run drew its personality.
+    pub fn summary(&self) -> Option<CoverageSummary> {
+        (!self.coverage.is_empty()).then(|| self.coverage.summary())
+    }
+}
+
+/// The coverage as one line of the table.
+pub fn coverage_line(summary: &CoverageSummary) -> String {
+    let fewest = summary
+        .numeric_distinct
+        .iter()
+        .min_by_key(|(_, distinct)| **distinct)
+        .map_or("-", |(knob, _)| knob.as_str());
+    let mut line = format!(
+        "swarm coverage: {} personalities; {}/{} enumerated knob values drawn; every numeric knob took >= {} distinct values (fewest: {fewest})",
+        summary.personalities,
+        summary.enumerated_drawn,
+        summary.enumerated_values,
+        summary.numeric_fewest,
+    );
+    if !summary.missing.is_empty() {
+        line.push_str(&format!("; never drawn: {}", summary.missing.join(", ")));
+    }
+    line
+}
