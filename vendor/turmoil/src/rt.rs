@@ -80,6 +80,11 @@ pub struct Rt<'a> {
     /// runtime: a span opened and closed per host per step cost a subscriber
     /// as much as a tenth of the step's work outside the hosts.
     span: tracing::Span,
+
+    /// How far the runtime's clock is behind the simulation: the ticks left
+    /// out since the host last ran (see [`Rt::tick_idle`]), paid at its next
+    /// tick.
+    owed: Duration,
 }
 
 /// The waker a host's [`LocalSet`] is polled with: it records that the set
@@ -151,6 +156,7 @@ impl<'a> Rt<'a> {
             local_wake: LocalWake::new(),
             nap: None,
             span,
+            owed: Duration::ZERO,
         }
     }
 
@@ -174,6 +180,7 @@ impl<'a> Rt<'a> {
             local_wake: LocalWake::new(),
             nap: None,
             span,
+            owed: Duration::ZERO,
         }
     }
 
@@ -234,6 +241,7 @@ impl<'a> Rt<'a> {
         duration: Duration,
         started: impl FnOnce(Instant),
     ) -> Result<bool> {
+        self.catch_up();
         let local_wake = &self.local_wake;
         let set_waker = Waker::from(local_wake.clone());
         let local = &self.local;
@@ -283,25 +291,46 @@ impl<'a> Rt<'a> {
     }
 
     /// What [`Rt::tick`] does when no task is queued and no timer falls due
-    /// up to the tick's end, without running the `LocalSet`: advance the
-    /// paused clock by `duration` (rounded up to a whole millisecond, as the
-    /// tick's sleep would) and take the scheduler's loop round as often as an
-    /// idle tick does.
+    /// up to the tick's end, without running the runtime at all: the paused
+    /// clock owes `duration` (rounded up to a whole millisecond, as the
+    /// tick's sleep would), which the host's next tick advances first (see
+    /// [`Rt::catch_up`]). Until then nothing runs on the host, so nothing
+    /// reads its clock.
     ///
-    /// The turns matter: the runtime counts them and takes a task from its
-    /// global queue before its local one every 31st turn, so an idle tick
-    /// left out would change the order of later tasks. An idle tick takes
-    /// two: every tick ends with its sleep's wake, made inside the runtime,
-    /// which marks the time driver woken; so the next tick's first park
-    /// only clears that mark and the second advances the clock. Here each
-    /// yield is one turn, and the wake that ends it leaves the same mark.
+    /// An idle tick would also have taken two turns of the scheduler's loop,
+    /// which are not taken. They do not matter: the runtime counts its turns
+    /// only to choose between its global and local queues, and it takes
+    /// from its global queue first on every turn (see [`init`]).
+    ///
+    /// Under `tokio_unstable` every `block_on` draws the next seed of the
+    /// runtime's generator, which the host's rng seeds (see [`draw_seed`]),
+    /// for what `tokio::select!` picks. There a tick left out still enters
+    /// the runtime once, as an idle tick does, to pay its time at once, so
+    /// that later ticks draw the seeds they would have. Without it each
+    /// runtime's generator is seeded at random, and nothing is kept.
     pub(crate) fn tick_idle(&mut self, duration: Duration) -> Result<bool> {
         let whole_ms = Duration::from_millis(duration.as_nanos().div_ceil(1_000_000) as u64);
+        self.owed += whole_ms;
+        if cfg!(tokio_unstable) {
+            self.catch_up();
+        }
+        self.software_finished()
+    }
+
+    /// Advances the paused clock by what the ticks left out owe it, before a
+    /// tick runs anything. The time driver is left as an idle tick leaves
+    /// it: every tick ends with its sleep's wake, made inside the runtime,
+    /// which marks the driver woken, so the next tick's first park only
+    /// clears that mark. Here the yield's wake leaves the same mark.
+    fn catch_up(&mut self) {
+        let owed = mem::take(&mut self.owed);
+        if owed.is_zero() {
+            return;
+        }
         self.tokio().block_on(async {
-            tokio::time::advance(whole_ms).await;
+            tokio::time::advance(owed).await;
             tokio::task::yield_now().await;
         });
-        self.software_finished()
     }
 
     // Polls for software completion.
@@ -366,6 +395,7 @@ impl<'a> Rt<'a> {
         let (tokio, local) = init(&mut self.config);
 
         self.nap = None;
+        self.owed = Duration::ZERO;
         _ = self.tokio.replace(tokio);
         drop(mem::replace(&mut self.local, local));
         self.local_wake = LocalWake::new();
@@ -379,6 +409,7 @@ impl<'a> Rt<'a> {
         draw_seed(&mut self.config);
 
         self.nap = None;
+        self.owed = Duration::ZERO;
         _ = self.tokio.take();
         drop(mem::replace(&mut self.local, new_local()));
         self.local_wake = LocalWake::new();
@@ -400,6 +431,12 @@ fn node_span(nodename: &str) -> tracing::Span {
     tracing::span!(Level::INFO, "node", name = nodename)
 }
 
+/// A host's runtime: current-thread, paused, and taking from its global
+/// queue (tasks woken from outside it, as by a delivery or another host)
+/// before its local one on every turn of its loop, rather than every 31st:
+/// then the order its tasks run in does not depend on how many turns it
+/// took before, and a tick left out (see [`Rt::tick_idle`]) need not take
+/// them.
 fn init(config: &mut Config) -> (Runtime, LocalSet) {
     let mut tokio_builder = tokio::runtime::Builder::new_current_thread();
 
@@ -417,6 +454,7 @@ fn init(config: &mut Config) -> (Runtime, LocalSet) {
 
     let tokio = tokio_builder
         .enable_time()
+        .global_queue_interval(1)
         .start_paused(true)
         .build()
         .unwrap();
