@@ -1,13 +1,15 @@
-//! The registry of live timer deadlines of one simulation, and the thread-local watch that
-//! points new timers at it.
+//! The registry of live timer deadlines of one simulation, each with the host it was made
+//! on, and the thread-local watch that points new timers at it.
 
 use std::cell::RefCell;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// The deadlines of the live timers of one simulation, in simulated time since it began.
+/// The deadlines of the live timers of one simulation, in simulated time since it began, and
+/// the host (by address) each timer was made on.
 #[derive(Clone, Debug, Default)]
 pub struct Deadlines {
     inner: Arc<Mutex<Live>>,
@@ -15,10 +17,10 @@ pub struct Deadlines {
 
 #[derive(Debug, Default)]
 struct Live {
-    /// Each deadline with how many live timers have it, earliest first. A few timers are
-    /// alive at a time, and every one enters and leaves: a sorted vector keeps its room,
-    /// where a `BTreeMap` searched and rebalanced nodes for each.
-    at: Vec<(Duration, usize)>,
+    /// Each deadline and host with how many live timers have them, earliest first. A few
+    /// timers are alive at a time, and every one enters and leaves: a sorted vector keeps
+    /// its room, where a `BTreeMap` searched and rebalanced nodes for each.
+    at: Vec<((Duration, IpAddr), usize)>,
     /// Live timers whose deadline could not be placed in simulated time.
     unknown: usize,
 }
@@ -26,7 +28,8 @@ struct Live {
 /// What a deadline is known as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Key {
-    At(Duration),
+    /// When, and on which host.
+    At(Duration, IpAddr),
     Unknown,
 }
 
@@ -43,7 +46,25 @@ impl Deadlines {
         if live.unknown > 0 {
             return Some(Duration::ZERO);
         }
-        live.at.first().map(|(at, _)| *at)
+        live.at.first().map(|((at, _), _)| *at)
+    }
+
+    /// The hosts with a live timer due by `end`, each once, in address order; `None` while a
+    /// timer's deadline is unknown, since any host may have it.
+    pub fn hosts_due_by(&self, end: Duration) -> Option<Vec<IpAddr>> {
+        let live = self.live();
+        if live.unknown > 0 {
+            return None;
+        }
+        let mut hosts: Vec<IpAddr> = live
+            .at
+            .iter()
+            .take_while(|((at, _), _)| *at <= end)
+            .map(|((_, host), _)| *host)
+            .collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        Some(hosts)
     }
 
     /// How many timers are alive.
@@ -68,9 +89,12 @@ impl Deadlines {
     fn add(&self, key: Key) {
         let mut live = self.live();
         match key {
-            Key::At(at) => match live.at.binary_search_by_key(&at, |(known, _)| *known) {
+            Key::At(at, host) => match live
+                .at
+                .binary_search_by_key(&(at, host), |(known, _)| *known)
+            {
                 Ok(found) => live.at[found].1 += 1,
-                Err(place) => live.at.insert(place, (at, 1)),
+                Err(place) => live.at.insert(place, ((at, host), 1)),
             },
             Key::Unknown => live.unknown += 1,
         }
@@ -79,8 +103,11 @@ impl Deadlines {
     fn remove(&self, key: Key) {
         let mut live = self.live();
         match key {
-            Key::At(at) => {
-                if let Ok(found) = live.at.binary_search_by_key(&at, |(known, _)| *known) {
+            Key::At(at, host) => {
+                if let Ok(found) = live
+                    .at
+                    .binary_search_by_key(&(at, host), |(known, _)| *known)
+                {
                     live.at[found].1 -= 1;
                     if live.at[found].1 == 0 {
                         live.at.remove(found);
@@ -92,9 +119,9 @@ impl Deadlines {
     }
 }
 
-/// Reads the simulated time since the simulation began, inside one of its hosts (`None`
-/// outside any host).
-pub type SimNow = fn() -> Option<Duration>;
+/// Reads, inside one of the simulation's hosts, that host's address and the simulated time
+/// since the simulation began (`None` outside any host).
+pub type SimNow = fn() -> Option<(IpAddr, Duration)>;
 
 thread_local! {
     static WATCHED: RefCell<Option<(Deadlines, SimNow)>> = const { RefCell::new(None) };
@@ -134,7 +161,10 @@ impl Registration {
             let watched = watched.borrow();
             let (deadlines, now) = watched.as_ref()?;
             let key = match now() {
-                Some(now) => Key::At(now + deadline.saturating_duration_since(Instant::now())),
+                Some((host, now)) => Key::At(
+                    now + deadline.saturating_duration_since(Instant::now()),
+                    host,
+                ),
                 None => Key::Unknown,
             };
             deadlines.add(key);
@@ -161,11 +191,18 @@ impl Drop for Registration {
 mod tests {
     use super::*;
 
-    fn at_five_seconds() -> Option<Duration> {
-        Some(Duration::from_secs(5))
+    const HOST: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 0, 1));
+    const OTHER_HOST: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 0, 2));
+
+    fn at_five_seconds() -> Option<(IpAddr, Duration)> {
+        Some((HOST, Duration::from_secs(5)))
     }
 
-    fn outside_a_host() -> Option<Duration> {
+    fn on_the_other_host_at_five_seconds() -> Option<(IpAddr, Duration)> {
+        Some((OTHER_HOST, Duration::from_secs(5)))
+    }
+
+    fn outside_a_host() -> Option<(IpAddr, Duration)> {
         None
     }
 
@@ -193,8 +230,39 @@ mod tests {
         let _watch = watch(deadlines.clone(), outside_a_host);
         let unknown = Registration::new(Instant::now() + Duration::from_secs(1));
         assert_eq!(deadlines.next(), Some(Duration::ZERO));
+        assert_eq!(
+            deadlines.hosts_due_by(Duration::ZERO),
+            None,
+            "any host may have it"
+        );
         drop(unknown);
         assert_eq!(deadlines.next(), None);
+        assert_eq!(deadlines.hosts_due_by(Duration::ZERO), Some(Vec::new()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_hosts_due_by_a_time_are_those_with_a_live_timer_due_by_then() {
+        let deadlines = Deadlines::new();
+        let ms = Duration::from_millis;
+        let (early, twin) = {
+            let _watch = watch(deadlines.clone(), at_five_seconds);
+            let early = Registration::new(Instant::now() + ms(30));
+            (early, Registration::new(Instant::now() + ms(30)))
+        };
+        let late = {
+            let _watch = watch(deadlines.clone(), on_the_other_host_at_five_seconds);
+            Registration::new(Instant::now() + ms(70))
+        };
+        assert_eq!(deadlines.hosts_due_by(ms(5_029)), Some(vec![]));
+        assert_eq!(deadlines.hosts_due_by(ms(5_030)), Some(vec![HOST]));
+        assert_eq!(
+            deadlines.hosts_due_by(ms(5_070)),
+            Some(vec![HOST, OTHER_HOST])
+        );
+        drop((early, twin));
+        assert_eq!(deadlines.hosts_due_by(ms(5_070)), Some(vec![OTHER_HOST]));
+        drop(late);
+        assert_eq!(deadlines.hosts_due_by(ms(5_070)), Some(vec![]));
     }
 
     #[tokio::test(start_paused = true)]

@@ -48,8 +48,8 @@ mod tests {
     use super::*;
     use crate::{Deadlines, watch};
 
-    fn at_zero() -> Option<Duration> {
-        Some(Duration::ZERO)
+    fn at_zero() -> Option<(std::net::IpAddr, Duration)> {
+        Some((std::net::Ipv4Addr::LOCALHOST.into(), Duration::ZERO))
     }
 
     #[tokio::test(start_paused = true)]

@@ -4,10 +4,12 @@
 //! the real clock on real TCP. What this crate adds is bookkeeping: while a simulation is
 //! [watched](watch), every [`sleep()`], [`sleep_until`], [`timeout()`], [`timeout_at`] and
 //! [`Interval`] created inside one of its hosts enters its deadline, in simulated time since
-//! the simulation began, into the simulation's [`Deadlines`] and leaves it when the timer
-//! completes or is dropped. The runner reads the earliest deadline to skip the steps in which
-//! no host has anything to do (idle fast-forward), which is only sound if no timer bypasses
-//! this crate: the workspace's `clippy.toml` forbids tokio's own timer functions elsewhere.
+//! the simulation began, and the host's address into the simulation's [`Deadlines`] and
+//! leaves it when the timer completes or is dropped. The runner reads the earliest deadline
+//! to skip the steps in which no host has anything to do (idle fast-forward), and which hosts
+//! have a timer due in a step to leave the others out of it if nothing else woke them; both
+//! are only sound if no timer bypasses this crate: the workspace's `clippy.toml` forbids
+//! tokio's own timer functions elsewhere.
 //!
 //! A timer whose simulated time cannot be read (created inside a watched simulation but
 //! outside any host) counts as [unknown](Deadlines::next): it keeps the runner from skipping

@@ -7,9 +7,12 @@
 //! `Sim::step_by` changes nothing: every timer still fires at its own instant, and the run
 //! lands back on the same grid of steps before the next thing happens.
 //!
-//! A step that is not idle may still be quiet ([`quiet_step`]): no host timer falls due in it,
-//! so turmoil's `Sim::step_by_quiet` runs only the hosts that have a task queued.
+//! A step that is not idle still leaves out the hosts that would run nothing in it
+//! ([`hosts_to_tick`]): a host with no timer due in the step, no message delivered and no task
+//! woken is not run (turmoil's `Sim::step_by_quiet_except`).
 
+use meshsim_time::Deadlines;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// The next moments things happen, all in simulated time since the run began.
@@ -37,15 +40,17 @@ pub(super) fn idle_steps(now: Duration, tick: Duration, upcoming: Upcoming) -> u
     before_hosts.min(before_runner).max(1)
 }
 
-/// Whether a step ending at `end` may leave out its idle hosts (turmoil's
-/// `Sim::step_by_quiet`): no host timer falls due up to its end, given the earliest live one.
+/// The hosts that tick in full in a step ending at `end` (turmoil's
+/// `Sim::step_by_quiet_except`): those with a live timer due up to its end. Any other host is
+/// left out of the step if nothing woke it. `None` (every host ticks) while a timer's deadline
+/// is unknown.
 ///
 /// A timer that fell due at the end of the step before is still live (its deadline leaves the
-/// registry when its task polls it), so this also rules out the step after it. A timer's
-/// deadline is placed in simulated time from its host's clock, which turmoil moves in whole
-/// milliseconds; one millisecond of margin covers its rounding.
-pub(super) fn quiet_step(end: Duration, next_timer: Option<Duration>) -> bool {
-    next_timer.is_none_or(|at| at > end + Duration::from_millis(1))
+/// registry when its task polls it), so its host also ticks in full in the step after. A
+/// timer's deadline is placed in simulated time from its host's clock, which turmoil moves in
+/// whole milliseconds; one millisecond of margin covers its rounding.
+pub(super) fn hosts_to_tick(end: Duration, deadlines: &Deadlines) -> Option<Vec<IpAddr>> {
+    deadlines.hosts_due_by(end + Duration::from_millis(1))
 }
 
 /// How many steps from `now` it takes for a step to end at or after `at`.
@@ -100,14 +105,37 @@ mod tests {
         assert_eq!(idle(None, Some(100)), 1);
     }
 
+    /// A host at 192.168.0.1, at simulated time 0.
+    fn on_the_host() -> Option<(IpAddr, Duration)> {
+        Some((HOST, Duration::ZERO))
+    }
+
+    const HOST: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 0, 1));
+
+    /// The hosts to tick in full in a step ending at 110 ms, with one timer of `HOST` due at
+    /// `at`.
+    fn with_a_timer_at(at: u64) -> Option<Vec<IpAddr>> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let deadlines = Deadlines::new();
+            let _watch = meshsim_time::watch(deadlines.clone(), on_the_host);
+            let _timer = meshsim_time::sleep(ms(at));
+            hosts_to_tick(ms(110), &deadlines)
+        })
+    }
+
     #[test]
-    fn a_step_is_quiet_only_with_every_timer_past_its_end() {
-        assert!(quiet_step(ms(110), None));
-        assert!(quiet_step(ms(110), Some(ms(112))));
-        assert!(!quiet_step(ms(110), Some(ms(111))));
-        assert!(!quiet_step(ms(110), Some(ms(110))));
+    fn a_host_ticks_in_full_only_with_a_timer_due_by_the_steps_end() {
+        assert_eq!(with_a_timer_at(112), Some(vec![]));
+        assert_eq!(with_a_timer_at(111), Some(vec![HOST]));
+        assert_eq!(with_a_timer_at(110), Some(vec![HOST]));
         // Fell due at an earlier step's end and not yet polled.
-        assert!(!quiet_step(ms(110), Some(ms(100))));
+        assert_eq!(with_a_timer_at(100), Some(vec![HOST]));
+        assert_eq!(hosts_to_tick(ms(110), &Deadlines::new()), Some(vec![]));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::apply::World;
 use super::config::RunConfig;
-use super::fast_forward::{Upcoming, idle_steps, quiet_step};
+use super::fast_forward::{Upcoming, hosts_to_tick, idle_steps};
 use super::nodes::{panic_message, register_nodes};
 use super::record::{Reports, Run, RunRecord};
 use super::runner::{CheckPoint, Phase, RunError, Runner};
@@ -60,7 +60,7 @@ impl Runner {
         let guard = recorder.install();
         // Every host timer enters its deadline here, for idle fast-forward.
         let deadlines = meshsim_time::Deadlines::new();
-        let timers = meshsim_time::watch(deadlines.clone(), turmoil::sim_elapsed);
+        let timers = meshsim_time::watch(deadlines.clone(), turmoil::current_host_sim_elapsed);
 
         let mut sim = turmoil_builder(seed, &config).build();
         let reports: Reports = Rc::new(RefCell::new(BTreeMap::new()));
@@ -161,17 +161,19 @@ impl Runner {
                 1
             };
             let step = config.tick * steps;
-            // A quiet step runs only the hosts with a task queued (see `quiet_step`).
-            let quiet = may_skip && quiet_step(now + step, next_timer);
+            // The step runs only the hosts with a timer due or a task queued (see
+            // `hosts_to_tick`).
+            let in_full = if may_skip {
+                hosts_to_tick(now + step, &deadlines)
+            } else {
+                None
+            };
             time.set_stepping(true);
             // Turmoil panics on some overloads (e.g. an accept backlog beyond `tcp_capacity`):
             // report that as a failed run instead of unwinding through the caller.
-            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                if quiet {
-                    world.sim.step_by_quiet(step)
-                } else {
-                    world.sim.step_by(step)
-                }
+            let stepped = std::panic::catch_unwind(AssertUnwindSafe(|| match &in_full {
+                Some(hosts) => world.sim.step_by_quiet_except(step, hosts),
+                None => world.sim.step_by(step),
             }));
             steps_taken += 1;
             time.set_stepping(false);

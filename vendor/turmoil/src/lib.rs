@@ -275,6 +275,24 @@ pub fn sim_elapsed() -> Option<Duration> {
     .flatten()
 }
 
+/// Returns the address of the host whose software is running, with how long
+/// the simulation has been executing for in virtual time: what
+/// [`sim_elapsed`] says, and where. A harness that keeps its hosts' timers
+/// learns from it which host each belongs to (see
+/// [`Sim::step_by_quiet_except`]).
+///
+/// Will return None outside a host's software.
+pub fn current_host_sim_elapsed() -> Option<(IpAddr, Duration)> {
+    World::try_current(|world| {
+        world
+            .try_current_host()
+            .map(|host| (host.addr, host.timer.sim_elapsed()))
+            .ok()
+    })
+    .ok()
+    .flatten()
+}
+
 /// The logical duration from [`UNIX_EPOCH`] until now.
 ///
 /// On creation the simulation picks a `SystemTime` and calculates the

@@ -474,10 +474,24 @@ impl<'a> Sim<'a> {
     ///
     /// Returns whether or not all clients have completed.
     pub fn step_by_quiet(&mut self, duration: Duration) -> Result<bool> {
-        self.step_with(duration, Hosts::Busy)
+        self.step_with(duration, Hosts::Busy { due: &[] })
     }
 
-    fn step_with(&mut self, duration: Duration, hosts: Hosts) -> Result<bool> {
+    /// [`Sim::step_by_quiet`] for a step in which timers of the hosts at
+    /// `due` may fall due, and the caller knows no other host's timer falls
+    /// due, up to and including the step's end, and none fell due at the end
+    /// of the step before. The hosts at `due` tick in full; any other with no
+    /// task queued once its messages are delivered is left out, as in a quiet
+    /// step. The caller learns each timer's host from
+    /// [`current_host_sim_elapsed`](crate::current_host_sim_elapsed) when it
+    /// is made.
+    ///
+    /// Returns whether or not all clients have completed.
+    pub fn step_by_quiet_except(&mut self, duration: Duration, due: &[IpAddr]) -> Result<bool> {
+        self.step_with(duration, Hosts::Busy { due })
+    }
+
+    fn step_with(&mut self, duration: Duration, hosts: Hosts<'_>) -> Result<bool> {
         tracing::trace!(target: TRACING_TARGET, "step {}", self.steps);
 
         let tick = duration;
@@ -547,7 +561,7 @@ fn tick_host(
     addr: IpAddr,
     rt: &mut Rt,
     tick: Duration,
-    hosts: Hosts,
+    hosts: Hosts<'_>,
 ) -> Result<bool> {
     rt.in_span(|rt| {
         // The host's index in the world, found once for the whole tick.
@@ -569,7 +583,7 @@ fn tick_host(
             index
         };
 
-        let is_software_finished = if hosts == Hosts::Busy && rt.is_idle() {
+        let is_software_finished = if hosts.may_leave_out(addr) && rt.is_idle() {
             rt.tick_idle(tick)?
         } else {
             // Set the current host (see method docs)
@@ -593,11 +607,22 @@ fn tick_host(
 
 /// Which hosts with running software a step runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Hosts {
+enum Hosts<'a> {
     /// Every one ([`Sim::step_by`]).
     All,
-    /// Those with a task queued ([`Sim::step_by_quiet`]).
-    Busy,
+    /// Those with a task queued, and those at `due`, whose timers may fall
+    /// due ([`Sim::step_by_quiet`], [`Sim::step_by_quiet_except`]).
+    Busy { due: &'a [IpAddr] },
+}
+
+impl Hosts<'_> {
+    /// Whether the host at `addr` is left out if it has no task queued.
+    fn may_leave_out(self, addr: IpAddr) -> bool {
+        match self {
+            Hosts::All => false,
+            Hosts::Busy { due } => !due.contains(&addr),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1582,6 +1607,51 @@ mod test {
     fn a_quiet_step_runs_a_spawned_task_woken_by_a_delivery() -> Result {
         let every = spawned_receiver_run(Stepping::Every, 3)?;
         assert_eq!(spawned_receiver_run(Stepping::Quiet, 3)?, every);
+        Ok(())
+    }
+
+    /// The server sleeps 5 ms and then sends the client a datagram, which the client (no
+    /// timer of its own) waits for. Stepped quiet but for the server, whose timer falls due,
+    /// or every host every step. Returns when the client received it, by its own clock, and
+    /// when the simulation ended.
+    fn timer_run(quiet_but_server: bool) -> Result<(Duration, Duration)> {
+        let received = Rc::new(std::cell::Cell::new(None));
+        let mut sim = Builder::new().rng_seed(7).build();
+        sim.host("server", || async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1)).await?;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            socket.send_to(b"ping", "client:2").await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        let seen = received.clone();
+        sim.client("client", async move {
+            let start = Instant::now();
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 2)).await?;
+            socket.recv_from(&mut [0; 8]).await?;
+            seen.set(Some(start.elapsed()));
+            Ok(())
+        });
+        let server = sim.lookup("server");
+        for _ in 0..1_000 {
+            let done = if quiet_but_server {
+                sim.step_by_quiet_except(sim.config.tick, &[server])?
+            } else {
+                sim.step()?
+            };
+            if done {
+                let received = received.get().expect("the client received the datagram");
+                return Ok((received, sim.elapsed()));
+            }
+        }
+        panic!("the client never received the datagram");
+    }
+
+    #[test]
+    fn a_host_whose_timer_is_due_ticks_in_full_in_a_step_quiet_for_the_others() -> Result {
+        let every = timer_run(false)?;
+        assert!(every.0 >= Duration::from_millis(5), "{every:?}");
+        assert_eq!(timer_run(true)?, every);
         Ok(())
     }
 
