@@ -1,7 +1,7 @@
 //! Where the oracle's verdicts are about the consumer: the knob values the swarm draws from.
 //!
 //! Inside that space every job is decidable from the personality: possible, or impossible
-//! by a rule the oracle names ([`crate::impossible`]). Outside it a runtime can reap a
+//! by a rule the oracle names ([`crate::IMPOSSIBLE_RULES`]). Outside it a runtime can reap a
 //! question before any consumer could answer it, or reap tasks mid-work at random, and a
 //! verdict may blame the consumer for what no consumer could do (docs/personalities.md
 //! measures how often). [`cautions`] names each such knob value of a personality, so that
