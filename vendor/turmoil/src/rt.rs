@@ -305,32 +305,38 @@ impl<'a> Rt<'a> {
     /// Under `tokio_unstable` every `block_on` draws the next seed of the
     /// runtime's generator, which the host's rng seeds (see [`draw_seed`]),
     /// for what `tokio::select!` picks. There a tick left out still enters
-    /// the runtime once, as an idle tick does, to pay its time at once, so
-    /// that later ticks draw the seeds they would have. Without it each
+    /// the runtime once, as an idle tick does, and advances its clock then,
+    /// so that later ticks draw the seeds they would have. Without it each
     /// runtime's generator is seeded at random, and nothing is kept.
     pub(crate) fn tick_idle(&mut self, duration: Duration) -> Result<bool> {
         let whole_ms = Duration::from_millis(duration.as_nanos().div_ceil(1_000_000) as u64);
-        self.owed += whole_ms;
         if cfg!(tokio_unstable) {
-            self.catch_up();
+            self.tokio().block_on(async {
+                tokio::time::advance(whole_ms).await;
+                tokio::task::yield_now().await;
+            });
+        } else {
+            self.owed += whole_ms;
         }
         self.software_finished()
     }
 
     /// Advances the paused clock by what the ticks left out owe it, before a
-    /// tick runs anything. The time driver is left as an idle tick leaves
-    /// it: every tick ends with its sleep's wake, made inside the runtime,
-    /// which marks the driver woken, so the next tick's first park only
-    /// clears that mark. Here the yield's wake leaves the same mark.
+    /// tick runs anything, and runs nothing itself: `advance` moves the clock
+    /// when first polled, inside the runtime's context, and then only yields,
+    /// which is not waited for. The rest of the runtime is as the ticks left
+    /// out would have left it. No timer fell due in them, and every tick ends
+    /// with its sleep's wake, made inside the runtime, which marks the time
+    /// driver woken; the mark the host's last tick left is still there, for
+    /// this tick's first park to clear.
     fn catch_up(&mut self) {
         let owed = mem::take(&mut self.owed);
         if owed.is_zero() {
             return;
         }
-        self.tokio().block_on(async {
-            tokio::time::advance(owed).await;
-            tokio::task::yield_now().await;
-        });
+        let _context = self.tokio().enter();
+        let mut advance = pin!(tokio::time::advance(owed));
+        let _ = advance.as_mut().poll(&mut Context::from_waker(Waker::noop()));
     }
 
     // Polls for software completion.

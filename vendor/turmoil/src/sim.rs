@@ -1732,6 +1732,66 @@ mod test {
         Ok(())
     }
 
+    /// The server's own task (in its `LocalSet`) and a task it `tokio::spawn`ed each wait for a
+    /// datagram, both delivered in the same step after `idle` held steps. A tick polls the
+    /// `LocalSet` before the runtime runs its spawned tasks, so the server's task receives
+    /// first; a host that paid its left-out time in a `block_on` of its own would run the
+    /// spawned task there, before the tick. Returns the order they received in.
+    fn set_and_spawned_run(stepping: Stepping, idle: usize) -> Result<Vec<&'static str>> {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut sim = Builder::new().rng_seed(7).build();
+        let ran = order.clone();
+        sim.host("server", move || {
+            let ran = ran.clone();
+            async move {
+                let spawned = ran.clone();
+                tokio::spawn(async move {
+                    let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1)).await?;
+                    socket.recv_from(&mut [0; 8]).await?;
+                    spawned.lock().unwrap().push("spawned");
+                    Ok::<_, std::io::Error>(())
+                });
+                let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 2)).await?;
+                socket.recv_from(&mut [0; 8]).await?;
+                ran.lock().unwrap().push("local set");
+                future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        sim.client("client", async {
+            let socket = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0)).await?;
+            socket.send_to(b"one", "server:1").await?;
+            socket.send_to(b"two", "server:2").await?;
+            Ok(())
+        });
+        sim.hold("client", "server");
+        for _ in 0..idle {
+            step_as(&mut sim, stepping)?;
+        }
+        sim.release("client", "server");
+        for _ in 0..1_000 {
+            if order.lock().unwrap().len() == 2 {
+                return Ok(order.lock().unwrap().clone());
+            }
+            step_as(&mut sim, stepping)?;
+        }
+        panic!("the server's tasks never both received");
+    }
+
+    #[test]
+    fn a_host_left_out_of_quiet_steps_polls_its_local_set_first_when_it_runs_again() -> Result {
+        for idle in 1..=5 {
+            let every = set_and_spawned_run(Stepping::Every, idle)?;
+            assert_eq!(every, ["local set", "spawned"], "after {idle} idle steps");
+            assert_eq!(
+                set_and_spawned_run(Stepping::Quiet, idle)?,
+                every,
+                "after {idle} idle steps"
+            );
+        }
+        Ok(())
+    }
+
     /// Counts the `node` spans opened and, for each event, the `node` span it
     /// was recorded in (`None` outside any).
     #[derive(Default)]
