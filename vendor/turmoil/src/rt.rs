@@ -322,21 +322,36 @@ impl<'a> Rt<'a> {
     }
 
     /// Advances the paused clock by what the ticks left out owe it, before a
-    /// tick runs anything, and runs nothing itself: `advance` moves the clock
-    /// when first polled, inside the runtime's context, and then only yields,
-    /// which is not waited for. The rest of the runtime is as the ticks left
-    /// out would have left it. No timer fell due in them, and every tick ends
-    /// with its sleep's wake, made inside the runtime, which marks the time
-    /// driver woken; the mark the host's last tick left is still there, for
-    /// this tick's first park to clear.
+    /// tick runs anything, leaving the runtime as those ticks would have.
+    ///
+    /// As a rule in a `block_on` that advances the clock and yields once:
+    /// its park brings the time driver up to the new time, as the ticks left
+    /// out would have, and leaves the driver's woken mark as an idle tick
+    /// does. Advancing the clock alone and leaving the driver to the tick's
+    /// first park changed the order in which some timer-woken tasks ran.
+    ///
+    /// But that `block_on` would also run any `tokio::spawn`ed task woken
+    /// from outside the runtime meanwhile (by a delivery or another host)
+    /// before the tick polls the `LocalSet`, where a tick polls the set
+    /// first. With such a task queued, the clock is advanced without a
+    /// `block_on`, inside the runtime's context (`advance` moves it on its
+    /// first poll and then only yields), and the driver catches up at the
+    /// tick's first park.
     fn catch_up(&mut self) {
         let owed = mem::take(&mut self.owed);
         if owed.is_zero() {
             return;
         }
-        let _context = self.tokio().enter();
-        let mut advance = pin!(tokio::time::advance(owed));
-        let _ = advance.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        if self.tokio().metrics().global_queue_depth() == 0 {
+            self.tokio().block_on(async {
+                tokio::time::advance(owed).await;
+                tokio::task::yield_now().await;
+            });
+        } else {
+            let _context = self.tokio().enter();
+            let mut advance = pin!(tokio::time::advance(owed));
+            let _ = advance.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        }
     }
 
     // Polls for software completion.
