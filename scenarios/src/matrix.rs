@@ -67,6 +67,8 @@ pub struct Matrix {
     seeds: Range<u64>,
     threads: usize,
     tick: Duration,
+    /// Every step taken one by one (idle fast-forward off).
+    fixed_steps: bool,
     /// Runtimes that could not be resolved: reported as harness errors by a sweep.
     problems: Vec<String>,
     /// The one value of a dimension the environment narrowed it to.
@@ -159,6 +161,7 @@ impl Matrix {
             seeds: 0..DEFAULT_SEEDS,
             threads: default_threads(),
             tick: DEFAULT_TICK,
+            fixed_steps: false,
             problems: Vec::new(),
             only: CellFilter::default(),
         }
@@ -208,10 +211,22 @@ impl Matrix {
         self
     }
 
+    /// Takes every step one by one, also where nothing is due (idle fast-forward off): the
+    /// same traces, byte for byte, at several times the cost. For checking exactly that.
+    pub fn fixed_steps(mut self, fixed_steps: bool) -> Self {
+        self.fixed_steps = fixed_steps;
+        self
+    }
+
     /// On this many threads (one simulation per thread).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
+    }
+
+    /// Whether every step is taken one by one.
+    pub(crate) fn takes_fixed_steps(&self) -> bool {
+        self.fixed_steps
     }
 
     /// How many threads the sweep runs on.
@@ -327,7 +342,7 @@ impl Matrix {
             let seed = self.seeds.start + (index / cells.len()) as u64;
             cells[index % cells.len()].spec(seed, self.tick)
         };
-        let mut tally = sweep_specs(total, spec_at, self.threads, each);
+        let mut tally = sweep_specs(total, spec_at, self.threads, self.fixed_steps, each);
         tally.errors.splice(0..0, self.problems.iter().cloned());
         tally
     }

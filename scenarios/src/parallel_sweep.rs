@@ -16,11 +16,13 @@ pub fn default_threads() -> usize {
 }
 
 /// Runs `total` specs (the `index`th made by `spec_at` when a thread takes it) on
-/// `threads` threads, calling `each` in index order, and tallies them.
+/// `threads` threads, every step one by one if `fixed_steps` (see
+/// [`RunOptions::fixed_steps`]), calling `each` in index order, and tallies them.
 pub(crate) fn sweep_specs(
     total: usize,
     spec_at: impl Fn(usize) -> RunSpec + Sync,
     threads: usize,
+    fixed_steps: bool,
     mut each: impl FnMut(&RunResult, Expect, bool),
 ) -> Tally {
     let next = AtomicUsize::new(0);
@@ -37,7 +39,7 @@ pub(crate) fn sweep_specs(
                     if index >= total {
                         break;
                     }
-                    let result = run_caught(&spec_at(index));
+                    let result = run_caught(&spec_at(index), fixed_steps);
                     if sender.send((index, result)).is_err() {
                         break;
                     }
@@ -77,17 +79,19 @@ pub(crate) fn sweep_specs(
 
 /// Runs one spec; a run that panics (a bug in a runtime, a consumer or the harness) becomes
 /// that run's error instead of taking the whole sweep down with it.
-fn run_caught(spec: &RunSpec) -> Result<RunResult, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run(spec, &RunOptions::default())
-    }))
-    .map_err(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|text| text.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string panic".to_string());
-        format!("the run panicked: {message}")
-    })?
-    .map_err(|error| error.to_string())
+fn run_caught(spec: &RunSpec, fixed_steps: bool) -> Result<RunResult, String> {
+    let options = RunOptions {
+        fixed_steps,
+        ..RunOptions::default()
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(spec, &options)))
+        .map_err(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string panic".to_string());
+            format!("the run panicked: {message}")
+        })?
+        .map_err(|error| error.to_string())
 }

@@ -27,6 +27,7 @@ impl Matrix {
             remembered.len(),
             |index| remembered[index].clone(),
             narrowed.thread_count(),
+            narrowed.takes_fixed_steps(),
             |result, expect, matched| {
                 if !matched {
                     mismatches.push((result.clone(), expect));

@@ -28,6 +28,7 @@ pub fn run_json(result: &RunResult, expect: Expect, matched: bool) -> Value {
         "expect": expect,
         "matches_expectation": matched,
         "elapsed_ms": result.elapsed_ms,
+        "steps": result.steps,
         "replay": spec.replay_command(None),
     })
 }

@@ -71,6 +71,11 @@ pub struct SweepArgs {
     /// messages closer to their latency and cost proportionally more wall time.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms)]
     tick: Option<Duration>,
+    /// Take every step one by one, also where nothing is due (idle fast-forward off). The
+    /// traces are the same, byte for byte, at several times the cost: compare the
+    /// `trace_hash` of each `--json` line with and without it (`steps` counts the steps).
+    #[arg(long)]
+    fixed_steps: bool,
     /// One JSON line per run, then a summary line, instead of the table.
     #[arg(long)]
     json: bool,
@@ -150,6 +155,7 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
     let matrix = matrix
         .seeds(shard.slice(seeds))
         .tick(tick)
+        .fixed_steps(args.fixed_steps)
         .threads(args.jobs.unwrap_or_else(default_threads));
     Ok((matrix, identity))
 }

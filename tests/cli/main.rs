@@ -10,6 +10,7 @@ mod bisect;
 mod cautions;
 mod decode;
 mod endpoint_fuzz;
+mod fixed_steps;
 mod merge;
 mod pipes;
 mod probe;
