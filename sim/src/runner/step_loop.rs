@@ -127,20 +127,18 @@ impl Runner {
             if (has_clients && clients_done) || now >= deadline {
                 break;
             }
-            // Whether idle steps may be skipped and left quiet; then the hosts' earliest
-            // timer, read once for both (nothing between the two readings makes a timer).
-            // A message a host sent itself is delivered by a timer of turmoil's that no
-            // registry holds: while one is on its way, every step is taken.
+            // Whether idle steps may be skipped and idle hosts left out of a step. A message
+            // a host sent itself is delivered by a timer of turmoil's that no registry holds:
+            // while one is on its way, every step is taken, by every host.
             let may_skip = config.fast_forward
                 && !config.random_node_order
                 && started
                 && !acted
                 && !world.sim.loopback_in_flight();
-            let next_timer = if may_skip { deadlines.next() } else { None };
             let steps = if may_skip {
                 let upcoming = Upcoming {
                     inside_hosts: earliest(
-                        next_timer,
+                        deadlines.next(),
                         world.sim.next_delivery().map(|delay| now + delay),
                     ),
                     between_steps: [
