@@ -904,9 +904,17 @@ fn profile_matches_runtime_compares_only_what_both_sides_know() {
         at(50, learned(&other_version, stream_closes, "false"));
         at(100, learned(&key, stream_closes, "true"));
         at(250, learned(&key, stream_closes, "false"));
-        // As turmoil names the host a line happened on.
-        tracing::info_span!(target: "turmoil", "node", name = "other-consumer")
-            .in_scope(|| at(260, learned(&key, stream_closes, "false")));
+        // A line on another host, as turmoil names it.
+        // Were it this consumer's, the profile would be right from 260 ms to 400 ms.
+        let on_other_host = learned(&key, stream_closes, "true");
+        let mut sim = turmoil::Builder::new().build();
+        let elapsed = time.clone();
+        sim.client("other-consumer", async move {
+            elapsed.set_elapsed(Duration::from_millis(260));
+            on_other_host.emit();
+            Ok(())
+        });
+        sim.run().expect("the other consumer's host runs");
         at(400, learned(&key, resubscribe, "resumes"));
         at(600, outcome_line("j"));
         at(700, learned(&key, stream_closes, "true"));

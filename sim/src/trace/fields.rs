@@ -1,13 +1,11 @@
 //! An event's and a span's fields as the trace needs them: [`write_fields`] writes an
 //! event's fields into its canonical line ([`InOrder`] straight as they are visited,
 //! [`CanonicalFields`] through a buffer when they must be sorted first), [`FieldMap`] collects
-//! a user's event's fields as JSON values for its log line, [`HostName`] reads a `node` span's
-//! host.
+//! a user's event's fields as JSON values for its log line.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::ops::Range;
-use std::sync::Arc;
 
 use meshsim_protocol::digits::{push_decimal, push_signed};
 use serde_json::{Number, Value};
@@ -20,50 +18,6 @@ use super::layout::{FieldKey, LineLayout};
 /// Collects a user's event's fields as JSON values, by name.
 #[derive(Default)]
 pub(super) struct FieldMap(pub(super) BTreeMap<&'static str, Value>);
-
-/// Reads the `name` field of a turmoil `node` span as one of the run's hosts, kept once
-/// each in `hosts`: turmoil opens a `node` span per host on every step.
-pub(super) struct HostName<'a> {
-    pub(super) hosts: &'a mut Vec<Arc<Host>>,
-    pub(super) host: Option<Arc<Host>>,
-}
-
-/// A host's name, and what follows the fields of each of the host's lines up to the level,
-/// `},"host":"name"`, written once for all of them.
-pub(super) struct Host {
-    pub(super) name: Box<str>,
-    pub(super) after_fields: String,
-}
-
-impl HostName<'_> {
-    fn intern(&mut self, name: &str) {
-        let known = self.hosts.iter().find(|host| *host.name == *name).cloned();
-        self.host = Some(known.unwrap_or_else(|| {
-            let mut after_fields = String::from("},\"host\":");
-            write_str(name, &mut after_fields);
-            let host = Arc::new(Host {
-                name: name.into(),
-                after_fields,
-            });
-            self.hosts.push(host.clone());
-            host
-        }));
-    }
-}
-
-impl Visit for HostName<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "name" {
-            self.intern(value);
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "name" {
-            self.intern(&format!("{value:?}"));
-        }
-    }
-}
 
 impl Visit for FieldMap {
     fn record_f64(&mut self, field: &Field, value: f64) {

@@ -6,6 +6,7 @@
 mod canonical;
 mod fields;
 mod hash;
+mod hosts;
 mod interest;
 mod layout;
 mod recorder;

@@ -1,13 +1,13 @@
 //! The `tracing` subscriber a [`Recorder`] installs: it turns every `meshsim*` event into one
 //! canonical line and prints the user's own events that `MESHSIM_LOG` enables.
 //!
-//! The host is the `name` of the enclosing turmoil `node` span (turmoil enters one per host on
-//! every step), or [`SIM_HOST`] outside any host. Time is the host's simulated
-//! elapsed time while hosts are being stepped, and the runner's published time otherwise.
-//! Install it on the thread that runs the simulation (turmoil runs every host there).
+//! The host is turmoil's current host ([`Hosts`]), or [`SIM_HOST`] outside any host. Time is
+//! the simulation's elapsed time as turmoil gives it while hosts are being stepped, and the
+//! runner's published time otherwise. Install it on the thread that runs the simulation
+//! (turmoil runs every host there).
 
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use meshsim_protocol::digits::push_decimal;
 use serde_json::Value;
@@ -18,7 +18,8 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_core::span::Current;
 
 use super::SIM_HOST;
-use super::fields::{CanonicalFields, FieldMap, Host, HostName, write_fields};
+use super::fields::{CanonicalFields, FieldMap, write_fields};
+use super::hosts::{Hosts, OnHost};
 use super::interest::keep_recorded_callsites_wanted;
 use super::layout::Layouts;
 use super::recorder::Recorder;
@@ -39,7 +40,7 @@ impl Recorder {
         keep_recorded_callsites_wanted(is_wanted);
         INSTALLED.with(|dispatch| {
             let previous = RecorderSubscriber::of(dispatch)
-                .map(|subscriber| subscriber.state().recorder.replace(self.clone()));
+                .map(|subscriber| subscriber.state().replace_recorder(Some(self.clone())));
             Installed {
                 _default: dispatcher::set_default(dispatch),
                 dispatch: dispatch.clone(),
@@ -62,15 +63,14 @@ pub struct Installed {
 impl Drop for Installed {
     fn drop(&mut self) {
         if let Some(subscriber) = RecorderSubscriber::of(&self.dispatch) {
-            subscriber.state().recorder = self.previous.take();
+            subscriber.state().replace_recorder(self.previous.take());
         }
     }
 }
 
-/// The subscriber a [`Recorder`] installs. It tracks only what the trace needs, which spans
-/// are entered and which of them are turmoil's `node` spans, because turmoil enters and
-/// leaves one of those per host on every step, and a general-purpose span registry made
-/// that a measurable share of a run's cost.
+/// The subscriber a [`Recorder`] installs. It tracks only what a span needs (which are live
+/// and which entered), as a general-purpose span registry made that a measurable share of a
+/// run's cost, and turns turmoil's `node` spans off: it asks turmoil for the host instead.
 pub(crate) struct RecorderSubscriber {
     /// Behind one lock, taken once per event: a lock each for the recorder, the spans and
     /// the buffers, and the event's host cloned out of the spans', cost about 110
@@ -82,6 +82,7 @@ pub(crate) struct RecorderSubscriber {
 struct State {
     /// Where lines go: the recorder installed (none on a thread's subscriber between runs).
     recorder: Option<Recorder>,
+    hosts: Hosts,
     spans: Spans,
     /// The fields of an event whose callsite does not declare them in the line's order, its
     /// buffers kept for the next such event's.
@@ -93,31 +94,19 @@ struct State {
 #[derive(Default)]
 struct Spans {
     last_id: u64,
-    /// By id, ascending (ids only grow, so a new span goes last). A few are live at a time,
-    /// and turmoil opens and closes one on every host's step: a vector keeps its room where a
-    /// map allocated and freed a node each time it went from empty to one span and back.
+    /// By id, ascending (ids only grow, so a new span goes last). A few are live at a time: a
+    /// vector keeps its room where a map allocated and freed a node each time it went from
+    /// empty to one span and back.
     live: Vec<(u64, LiveSpan)>,
     entered: Vec<u64>,
-    /// The host names seen, each once.
-    hosts: Vec<Arc<Host>>,
 }
 
 struct LiveSpan {
     handles: usize,
     metadata: &'static Metadata<'static>,
-    /// The host, for turmoil's `node` spans.
-    host: Option<Arc<Host>>,
 }
 
 impl Spans {
-    /// The host of the innermost entered `node` span.
-    fn current_host(&self) -> Option<&Host> {
-        self.entered
-            .iter()
-            .rev()
-            .find_map(|id| self.get(*id).and_then(|span| span.host.as_deref()))
-    }
-
     fn position(&self, id: u64) -> Option<usize> {
         self.live.binary_search_by_key(&id, |(live, _)| *live).ok()
     }
@@ -135,12 +124,8 @@ impl Spans {
 /// for a host's lines: [`SIM_HOST`] as a JSON string (it needs no escaping).
 const SIM_AFTER_FIELDS: &str = "},\"host\":\"sim\"";
 
-fn is_node_span(meta: &Metadata<'_>) -> bool {
-    meta.is_span() && meta.name() == "node" && meta.target().starts_with("turmoil")
-}
-
 fn is_recorded(meta: &Metadata<'_>) -> bool {
-    meta.target().starts_with("meshsim") || is_node_span(meta)
+    meta.target().starts_with("meshsim")
 }
 
 /// What the subscriber takes: events and spans it records, and a user's events it prints.
@@ -153,11 +138,21 @@ fn is_user_logged(meta: &Metadata<'_>) -> bool {
     meta.is_event() && !meta.target().starts_with("meshsim") && UserLog::from_env().enables(meta)
 }
 
+impl State {
+    /// Installs `recorder` in place of the one installed, which it returns. A recorder records
+    /// one simulation, whose hosts' addresses are its own.
+    fn replace_recorder(&mut self, recorder: Option<Recorder>) -> Option<Recorder> {
+        self.hosts.forget_addresses();
+        std::mem::replace(&mut self.recorder, recorder)
+    }
+}
+
 impl RecorderSubscriber {
     fn recording(recorder: Option<Recorder>) -> Self {
         RecorderSubscriber {
             state: Mutex::new(State {
                 recorder,
+                hosts: Hosts::default(),
                 spans: Spans::default(),
                 sorted: CanonicalFields::default(),
                 layouts: Layouts::default(),
@@ -176,24 +171,24 @@ impl RecorderSubscriber {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The simulated time of an event on `host`.
-    fn elapsed(recorder: &Recorder, host: Option<&str>) -> std::time::Duration {
+    /// The simulated time of an event on `on_host`, or outside any host.
+    fn elapsed(recorder: &Recorder, on_host: Option<&OnHost<'_>>) -> std::time::Duration {
         let time = recorder.time();
-        match (host, time.is_stepping()) {
-            (Some(_), true) => turmoil::sim_elapsed().unwrap_or_else(|| time.elapsed()),
+        match on_host {
+            Some(on_host) if time.is_stepping() => on_host.sim_elapsed,
             _ => time.elapsed(),
         }
     }
 
     /// A user's event as a log line: `[  330.000 ms consumer] INFO target: message k=v`.
-    fn user_line(recorder: &Recorder, event: &Event<'_>, host: Option<&str>) -> String {
+    fn user_line(recorder: &Recorder, event: &Event<'_>, on_host: Option<&OnHost<'_>>) -> String {
         let meta = event.metadata();
         let mut fields = FieldMap::default();
         event.record(&mut fields);
-        let millis = Self::elapsed(recorder, host).as_secs_f64() * 1000.0;
+        let millis = Self::elapsed(recorder, on_host).as_secs_f64() * 1000.0;
         let mut line = format!(
             "[{millis:>10.3} ms {}] {:>5} {}:",
-            host.unwrap_or(SIM_HOST),
+            on_host.map_or(SIM_HOST, |on_host| &on_host.host.name),
             meta.level(),
             meta.target()
         );
@@ -220,10 +215,11 @@ impl RecorderSubscriber {
         layouts: &mut Layouts,
         sorted: &mut CanonicalFields,
         event: &Event<'_>,
-        host: Option<&Host>,
+        on_host: Option<&OnHost<'_>>,
     ) {
         let layout = layouts.of(event.metadata());
-        let elapsed = Self::elapsed(recorder, host.map(|host| &*host.name));
+        let elapsed = Self::elapsed(recorder, on_host);
+        let host = on_host.map(|on_host| on_host.host);
         // The canonical line: keys in bytewise order at both levels.
         recorder.push_line(|line| {
             line.push_str("{\"fields\":{");
@@ -252,16 +248,6 @@ impl Subscriber for RecorderSubscriber {
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
         let mut state = self.state();
         let spans = &mut state.spans;
-        let host = if is_node_span(attrs.metadata()) {
-            let mut name = HostName {
-                hosts: &mut spans.hosts,
-                host: None,
-            };
-            attrs.record(&mut name);
-            name.host
-        } else {
-            None
-        };
         spans.last_id += 1;
         let id = spans.last_id;
         spans.live.push((
@@ -269,7 +255,6 @@ impl Subscriber for RecorderSubscriber {
             LiveSpan {
                 handles: 1,
                 metadata: attrs.metadata(),
-                host,
             },
         ));
         Id::from_u64(id)
@@ -289,27 +274,19 @@ impl Subscriber for RecorderSubscriber {
         let mut state = self.state();
         let State {
             recorder,
-            spans,
+            hosts,
             sorted,
             layouts,
+            ..
         } = &mut *state;
         let Some(recorder) = recorder.as_ref() else {
             return;
         };
-        let host = match event.parent() {
-            Some(parent) => spans
-                .get(parent.into_u64())
-                .and_then(|span| span.host.as_deref()),
-            None if event.is_contextual() => spans.current_host(),
-            None => None,
-        };
+        let on_host = hosts.current();
         if recorded {
-            Self::record_line(recorder, layouts, sorted, event, host);
+            Self::record_line(recorder, layouts, sorted, event, on_host.as_ref());
         } else {
-            eprintln!(
-                "{}",
-                Self::user_line(recorder, event, host.map(|host| &*host.name))
-            );
+            eprintln!("{}", Self::user_line(recorder, event, on_host.as_ref()));
         }
     }
 

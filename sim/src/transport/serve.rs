@@ -17,7 +17,6 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tower::ServiceExt;
-use tracing::Instrument;
 
 use super::observed_body::ObservedBody;
 use super::{HyperTimer, TimeoutIo};
@@ -78,9 +77,6 @@ pub async fn serve_with<L: Listener>(
                 .emit(),
             }
         };
-        // The span (the simulated host's, under turmoil) stays entered while the connection is
-        // dropped too, so events emitted on a crash still name their host.
-        let connection = connection.instrument(tracing::Span::current());
         if turmoil::in_simulation() {
             // Turmoil hosts run in a LocalSet, which drops its tasks in spawn order when the
             // host crashes. `tokio::spawn`ed tasks would be dropped in an order that depends on
