@@ -5,7 +5,7 @@
 //! verdict table, or with `--json` one JSON line per run and a summary line; exit 0
 //! exactly when every run held, 1 when one did not, 2 on bad usage.
 
-use crate::cli::cautions;
+use crate::cli::cautions::{self, Cautions};
 use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
 use crate::cli::swarm_coverage::{SwarmCoverage, coverage_line};
@@ -81,7 +81,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let sweep = match sweep(&args) {
+    let (sweep, cautions) = match sweep(&args) {
         Ok(sweep) => sweep,
         Err(problem) => {
             eprintln!("meshsim check: {problem}");
@@ -136,7 +136,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     };
     let coverage = coverage.summary();
     if json {
-        let _ = writeln!(out, "{}", summary_json(&tally, &sweep, coverage));
+        let _ = writeln!(out, "{}", summary_json(&tally, &sweep, coverage, &cautions));
     } else {
         let _ = write!(out, "{}", table(&tally, &sweep));
         if let Some(summary) = &coverage {
@@ -161,7 +161,8 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
+/// The check the arguments name, and the cautions said of its runtimes.
+fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
     let runtimes = if args.runtime.is_empty() {
         ORIGIN_RUNTIMES
             .iter()
@@ -173,7 +174,7 @@ fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
             .map(|name| RuntimeChoice::resolve(name))
             .collect::<Result<Vec<_>, _>>()
     }?;
-    cautions::say("check", &runtimes);
+    let cautions = cautions::say("check", &runtimes);
     let scenarios = if args.scenario.is_empty() {
         Scenario::ALL.to_vec()
     } else {
@@ -201,7 +202,7 @@ fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
     let workdir = args.workdir.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("meshsim-check-{}", std::process::id()))
     });
-    Ok(CheckSweep {
+    let sweep = CheckSweep {
         runtimes,
         scenarios,
         dialects,
@@ -212,7 +213,8 @@ fn sweep(args: &CheckArgs) -> Result<CheckSweep, String> {
         program,
         bound: Duration::from_secs(args.timeout_secs),
         workdir,
-    })
+    };
+    Ok((sweep, cautions))
 }
 
 /// Writes the personality a `swarm` run drew beside its programs' files when the run did
@@ -289,12 +291,13 @@ fn run_text(result: &CheckResult, personality_file: Option<&Path>) -> String {
     text
 }
 
-/// The summary line; with `--runtime swarm`, the knob values the drawn personalities covered
-/// (as `sweep --json` gives them).
+/// The summary line; with `--runtime swarm`, the knob values the drawn personalities covered,
+/// and the cautions said of the runtimes (as `sweep --json` gives them).
 fn summary_json(
     tally: &CheckTally,
     sweep: &CheckSweep,
     coverage: Option<CoverageSummary>,
+    cautions: &Cautions,
 ) -> serde_json::Value {
     let mut summary = json!({
         "runs": tally.runs,
@@ -311,6 +314,7 @@ fn summary_json(
     if let Some(coverage) = coverage {
         summary["coverage"] = json!(coverage);
     }
+    cautions::add_to(&mut summary, cautions);
     json!({ "summary": summary })
 }
 

@@ -45,7 +45,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    cautions::say("replay", [&spec.runtime]);
+    let cautions = cautions::say("replay", [&spec.runtime]);
     let options = RunOptions {
         keep_trace: true,
         trace_file: args.trace.clone(),
@@ -62,7 +62,9 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     if args.json {
         let rule = rule_for(&result.spec);
         let matched = rule.expect.is_met_by(&result);
-        output::print_line(&run_json(&result, rule.expect, matched).to_string());
+        let mut line = run_json(&result, rule.expect, matched);
+        cautions::add_to(&mut line, &cautions);
+        output::print_line(&line.to_string());
     } else {
         output::print(&render(&result));
     }

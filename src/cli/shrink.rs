@@ -6,7 +6,7 @@
 //! Like `replay`, it exits with the verdict of the run it prints: 1 for a shrunk violation,
 //! 0 when the run holds the invariant and there is nothing to shrink.
 
-use crate::cli::cautions;
+use crate::cli::cautions::{self, Cautions};
 use crate::cli::output;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::RunArgs;
@@ -45,7 +45,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    cautions::say("shrink", [&spec.runtime]);
+    let cautions = cautions::say("shrink", [&spec.runtime]);
     let original = match meshsim_scenarios::run(&spec, &RunOptions::default()) {
         Ok(result) => result,
         Err(error) => {
@@ -57,11 +57,11 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Some(invariant) => invariant,
         None => match original.violations.first() {
             Some(violation) => violation.invariant,
-            None => return nothing_to_shrink(args.json, None),
+            None => return nothing_to_shrink(args.json, None, &cautions),
         },
     };
     if !original.violations.iter().any(|v| v.invariant == target) {
-        return nothing_to_shrink(args.json, Some(target));
+        return nothing_to_shrink(args.json, Some(target), &cautions);
     }
     let violates = |candidate: &RunSpec| {
         meshsim_scenarios::run(candidate, &RunOptions::default())
@@ -113,7 +113,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     let (faults, jobs_after) = (plan.faults.len(), shrunk.job_limit.unwrap_or(jobs));
     let runs = 1 + plan_runs + job_runs + personality_runs;
     if args.json {
-        let report = json!({
+        let mut report = json!({
             "verdict": "violated",
             "invariant": target.name(),
             "faults": [original.plan.faults.len(), faults],
@@ -124,6 +124,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             "plan": plan,
             "replay": replay,
         });
+        cautions::add_to(&mut report, &cautions);
         output::print_line(&report.to_string());
     } else {
         let personality = personality.map_or(String::new(), |file| {
@@ -142,13 +143,14 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
 
 /// The run holds `invariant` (or every invariant): said on stderr (and as JSON with
 /// `--json`), status 0 like a replay that holds.
-fn nothing_to_shrink(json: bool, invariant: Option<Invariant>) -> ExitCode {
+fn nothing_to_shrink(json: bool, invariant: Option<Invariant>, cautions: &Cautions) -> ExitCode {
     let what = invariant.map_or("every invariant".to_string(), |invariant| {
         invariant.to_string()
     });
     eprintln!("meshsim shrink: the run holds {what}; there is nothing to shrink");
     if json {
-        let report = json!({"verdict": "holds", "invariant": invariant.map(Invariant::name)});
+        let mut report = json!({"verdict": "holds", "invariant": invariant.map(Invariant::name)});
+        cautions::add_to(&mut report, cautions);
         output::print_line(&report.to_string());
     }
     ExitCode::SUCCESS

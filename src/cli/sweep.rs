@@ -9,7 +9,7 @@
 //! and drawn as an HTML timeline in DIR. Under the table, the runs that missed their
 //! expectation are listed by their replay lines.
 
-use crate::cli::cautions;
+use crate::cli::cautions::{self, Cautions};
 use crate::cli::identity::SweepIdentity;
 use crate::cli::replay::write_timeline;
 use crate::cli::scheduler::ShardChoice;
@@ -96,7 +96,13 @@ pub fn run(args: SweepArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     match matrix(&args) {
-        Ok((matrix, identity)) => sweep(&matrix, &identity, args.json, args.timelines.as_deref()),
+        Ok((matrix, identity, cautions)) => sweep(
+            &matrix,
+            &identity,
+            &cautions,
+            args.json,
+            args.timelines.as_deref(),
+        ),
         Err(problem) => {
             eprintln!("meshsim sweep: {problem}");
             ExitCode::from(2)
@@ -104,8 +110,9 @@ pub fn run(args: SweepArgs) -> ExitCode {
     }
 }
 
-/// The sweep the arguments name (its shard's slice of the seeds) and its identity.
-fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
+/// The sweep the arguments name (its shard's slice of the seeds), its identity, and the
+/// cautions said of its runtimes.
+fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity, Cautions), String> {
     let runtimes = if args.runtime.is_empty() {
         builtin_runtimes()
     } else {
@@ -114,7 +121,7 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
             .map(|name| RuntimeChoice::resolve(name))
             .collect::<Result<_, _>>()?
     };
-    cautions::say("sweep", &runtimes);
+    let cautions = cautions::say("sweep", &runtimes);
     let consumers = if args.consumer.is_empty() {
         vec![ConsumerChoice::Naive, ConsumerChoice::Reconciling]
     } else {
@@ -157,12 +164,13 @@ fn matrix(args: &SweepArgs) -> Result<(Matrix, SweepIdentity), String> {
         .tick(tick)
         .fixed_steps(args.fixed_steps)
         .threads(args.jobs.unwrap_or_else(default_threads));
-    Ok((matrix, identity))
+    Ok((matrix, identity, cautions))
 }
 
 fn sweep(
     matrix: &Matrix,
     identity: &SweepIdentity,
+    cautions: &Cautions,
     json: bool,
     timelines: Option<&Path>,
 ) -> ExitCode {
@@ -193,7 +201,14 @@ fn sweep(
         }
     });
     progress.finish_and_clear();
-    let status = finish(&mut out, &tally, json, identity, coverage.summary());
+    let status = finish(
+        &mut out,
+        &tally,
+        json,
+        identity,
+        coverage.summary(),
+        cautions.clone(),
+    );
     if !json && !missed.is_empty() {
         let _ = write!(out, "{}", missed_list(&missed));
     }
@@ -294,7 +309,7 @@ mod tests {
     /// defaults do not apply there.
     #[test]
     fn the_default_sweep_steps_at_the_default_tick() {
-        let (matrix, identity) = matrix(&SweepArgs::default()).expect("the default matrix");
+        let (matrix, identity, _) = matrix(&SweepArgs::default()).expect("the default matrix");
         assert_eq!(matrix.step(), DEFAULT_TICK);
         assert_eq!(identity.shard, Shard::WHOLE);
         assert_eq!(matrix.seed_range(), 0..DEFAULT_SEEDS);

@@ -3,6 +3,7 @@
 //! sweep's identity; otherwise the verdict table. Exit status 0 exactly when every run met
 //! its declared expectation and every run could be carried out.
 
+use crate::cli::cautions::Cautions;
 use crate::cli::identity::SweepIdentity;
 use crate::cli::run_json::run_json;
 use crate::cli::swarm_coverage::coverage_line;
@@ -30,6 +31,10 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// (Boxed: a summary is a variant of a merge's line type, whose other variant is small.)
     pub coverage: Option<Box<CoverageSummary>>,
+    /// The runtimes set outside the space where verdicts are about the consumer, with why
+    /// (`cautions`, as said on standard error).
+    #[serde(default, skip_serializing_if = "Cautions::is_empty")]
+    pub cautions: Cautions,
 }
 
 /// One run as its `sweep --json` line.
@@ -59,6 +64,7 @@ pub fn finish(
     json: bool,
     identity: &SweepIdentity,
     coverage: Option<CoverageSummary>,
+    cautions: Cautions,
 ) -> ExitCode {
     if json {
         let slice = identity.slice();
@@ -71,6 +77,7 @@ pub fn finish(
             seeds: [slice.start, slice.end],
             sweep: identity.clone(),
             coverage: coverage.clone().map(Box::new),
+            cautions,
         };
         let _ = writeln!(out, "{}", json!({ "summary": summary }));
     } else {

@@ -1,10 +1,12 @@
 //! A personality file that sets knob values outside the space the swarm draws from gets a
 //! caution on standard error, naming each such value, before `sweep`, `replay`, `shrink` or
-//! `check` judges runs against it; the runs still go ahead and the output on standard output
-//! is unchanged. A file inside the space, a built-in and a swarm draw get none.
+//! `check` judges runs against it; the runs still go ahead, and with `--json` the output
+//! carries the same cautions under `"cautions"` (a sweep's in its summary, and a merge of
+//! its shards' too). A file inside the space, a built-in and a swarm draw get none.
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// A personality file in this test binary's scratch directory.
 fn personality(name: &str, knobs: &str) -> PathBuf {
@@ -17,6 +19,11 @@ fn personality(name: &str, knobs: &str) -> PathBuf {
 
 /// `meshsim COMMAND --runtime RUNTIME` on one origin-incident run: exit code, stdout, stderr.
 fn judged(command: &str, runtime: &str) -> (i32, String, String) {
+    judged_with(command, runtime, &[])
+}
+
+/// [`judged`] with more arguments.
+fn judged_with(command: &str, runtime: &str, more: &[&str]) -> (i32, String, String) {
     let mut args = vec![
         command,
         "--runtime",
@@ -26,19 +33,49 @@ fn judged(command: &str, runtime: &str) -> (i32, String, String) {
     ];
     args.extend(["--consumer", "reconciling", "--dialect", "v1.0", "--json"]);
     args.extend(if command == "sweep" {
-        ["--seeds", "1"]
+        ["--seeds", "2"]
     } else {
         ["--seed", "0"]
     });
-    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(&args)
-        .output()
-        .expect("meshsim runs");
+    args.extend(more);
+    meshsim(&args, None)
+}
+
+/// `meshsim ARGS` (reading `stdin` if given): exit code, stdout, stderr.
+fn meshsim(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_meshsim"));
+    command.args(args);
+    let output = match stdin {
+        None => command.output(),
+        Some(text) => {
+            let mut child = command
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("meshsim runs");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(text.as_bytes())
+                .expect("written");
+            child.wait_with_output()
+        }
+    }
+    .expect("meshsim runs");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// The JSON object of the last line of `stdout`, or of its `summary` if it has one.
+fn last_object(stdout: &str) -> serde_json::Value {
+    let last = stdout.lines().last().expect("output");
+    let line: serde_json::Value = serde_json::from_str(last).expect("stdout is JSON");
+    line.get("summary").cloned().unwrap_or(line)
 }
 
 #[test]
@@ -48,7 +85,7 @@ fn a_reaping_timer_faster_than_a_consumer_can_ask_is_named_before_the_runs_and_t
         r#""reaping": {"ttl": {"after_ms": 150}}"#,
     );
     let fast = fast.to_str().unwrap();
-    for command in ["sweep", "replay"] {
+    for command in ["sweep", "replay", "shrink"] {
         let (code, stdout, stderr) = judged(command, fast);
         assert!(
             stderr.contains(&format!(
@@ -68,17 +105,95 @@ fn a_reaping_timer_faster_than_a_consumer_can_ask_is_named_before_the_runs_and_t
             matches!(code, 0 | 1),
             "{command} judged the run: {code} {stderr}"
         );
-        let last = stdout.lines().last().expect("output");
-        serde_json::from_str::<serde_json::Value>(last).expect("stdout is still JSON");
+        let cautions = &last_object(&stdout)["cautions"][fast];
+        let said: Vec<&str> = cautions
+            .as_array()
+            .unwrap_or_else(|| panic!("{command}: no cautions in the JSON: {stdout}"))
+            .iter()
+            .filter_map(|caution| caution.as_str())
+            .collect();
+        assert_eq!(said.len(), 2, "{command}: {said:?}");
+        assert!(said[0].starts_with("reaping.ttl.after_ms is 150, under 300 ms"));
+        assert!(said[1].starts_with("work.max_ms is 250, more than half"));
+        assert!(stderr.contains(said[0]) && stderr.contains(said[1]));
     }
+}
+
+#[test]
+fn a_merge_of_a_cautioned_sweeps_shards_carries_its_cautions_as_the_whole_sweep_does() {
+    let fast = personality(
+        "reaps-in-200-ms",
+        r#""reaping": {"ttl": {"after_ms": 200}}"#,
+    );
+    let fast = fast.to_str().unwrap();
+    let (_, whole, _) = judged("sweep", fast);
+    let mut shards = String::new();
+    for shard in ["0/2", "1/2"] {
+        let (_, output, _) = judged_with("sweep", fast, &["--shard", shard]);
+        shards.push_str(&output);
+    }
+    let (code, merged, stderr) = meshsim(&["merge", "--json", "-"], Some(&shards));
+    assert!(matches!(code, 0 | 1), "merge: {code} {stderr}");
+    assert!(
+        last_object(&whole)["cautions"][fast].is_array(),
+        "the whole sweep has cautions: {whole}"
+    );
+    assert_eq!(merged, whole, "a merge prints what the whole sweep does");
 }
 
 #[test]
 fn a_file_inside_the_swarms_space_a_built_in_and_a_swarm_draw_get_no_caution() {
     let slow = personality("reaps-in-3-s", r#""reaping": {"ttl": {"after_ms": 3000}}"#);
     for runtime in [slow.to_str().unwrap(), "jvm-reaping", "swarm"] {
-        let (code, _, stderr) = judged("replay", runtime);
-        assert!(matches!(code, 0 | 1), "{runtime}: {code} {stderr}");
-        assert!(!stderr.contains("caution"), "{runtime}: {stderr}");
+        for command in ["replay", "sweep"] {
+            let (code, stdout, stderr) = judged(command, runtime);
+            assert!(matches!(code, 0 | 1), "{runtime}: {code} {stderr}");
+            assert!(!stderr.contains("caution"), "{runtime}: {stderr}");
+            assert_eq!(last_object(&stdout).get("cautions"), None, "{stdout}");
+        }
     }
+}
+
+/// `meshsim check` says it too, in its summary, of a consumer program (the built-in one as
+/// `meshsim consume`) run over loopback TCP.
+#[test]
+fn check_carries_the_cautions_in_its_summary() {
+    let long = personality(
+        "works-20-s-on-long",
+        r#""work": {"long_running_steps": 80}"#,
+    );
+    let long = long.to_str().unwrap();
+    let workdir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_cautions_check");
+    let meshsim_bin = env!("CARGO_BIN_EXE_meshsim");
+    let (code, stdout, stderr) = meshsim(
+        &[
+            "check",
+            "--runtime",
+            long,
+            "--scenario",
+            "origin-incident",
+            "--seed-range",
+            "0..1",
+            "--workdir",
+            workdir.to_str().unwrap(),
+            "--json",
+            "--",
+            meshsim_bin,
+            "consume",
+            "--consumer",
+            "reconciling",
+        ],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&workdir);
+    assert!(matches!(code, 0 | 1), "check: {code} {stderr}");
+    let said = &last_object(&stdout)["cautions"][long][0];
+    let said = said
+        .as_str()
+        .unwrap_or_else(|| panic!("no caution in the summary: {stdout}"));
+    assert!(
+        said.starts_with("the #long script's work may last 20000 ms"),
+        "{said}"
+    );
+    assert!(stderr.contains(said), "{stderr}");
 }

@@ -53,5 +53,12 @@ fn merge(args: &MergeArgs) -> Result<ExitCode, String> {
             }
         }
     }
-    Ok(finish(&mut out, &shards.tally, args.json, &whole, None))
+    Ok(finish(
+        &mut out,
+        &shards.tally,
+        args.json,
+        &whole,
+        None,
+        shards.cautions,
+    ))
 }

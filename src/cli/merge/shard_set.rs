@@ -4,6 +4,7 @@
 //! runs are tallied as the sweep tallies them; none is kept.
 
 use super::source::Source;
+use crate::cli::cautions::Cautions;
 use crate::cli::identity::SweepIdentity;
 use crate::cli::shard::Shard;
 use crate::cli::sweep_output::Summary;
@@ -18,6 +19,8 @@ pub struct ShardSet {
     /// The identity of the first line read (its shard aside, every line's).
     pub identity: SweepIdentity,
     pub tally: Tally,
+    /// The cautions the shards' summaries carry (the same runtimes, so the same cautions).
+    pub cautions: Cautions,
     /// By shard index: which source holds the shard.
     sources: BTreeMap<u64, usize>,
 }
@@ -118,6 +121,7 @@ impl ShardSet {
             ));
         }
         let mut sources_by_shard = BTreeMap::new();
+        let mut cautions = Cautions::new();
         for (index, part) in parts {
             let shard_identity = SweepIdentity {
                 shard: Shard { index, count },
@@ -128,11 +132,13 @@ impl ShardSet {
                 .complete(&shard_identity)
                 .map_err(|problem| format!("{}: {problem}", sources[source].name()))?;
             tally.errors.extend(summary.errors);
+            cautions.extend(summary.cautions);
             sources_by_shard.insert(index, source);
         }
         Ok(ShardSet {
             identity,
             tally,
+            cautions,
             sources: sources_by_shard,
         })
     }
