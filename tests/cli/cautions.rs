@@ -4,9 +4,8 @@
 //! carries the same cautions under `"cautions"` (a sweep's in its summary, and a merge of
 //! its shards' too). A file inside the space, a built-in and a swarm draw get none.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A personality file in this test binary's scratch directory.
 fn personality(name: &str, knobs: &str) -> PathBuf {
@@ -38,32 +37,15 @@ fn judged_with(command: &str, runtime: &str, more: &[&str]) -> (i32, String, Str
         ["--seed", "0"]
     });
     args.extend(more);
-    meshsim(&args, None)
+    meshsim(&args)
 }
 
-/// `meshsim ARGS` (reading `stdin` if given): exit code, stdout, stderr.
-fn meshsim(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_meshsim"));
-    command.args(args);
-    let output = match stdin {
-        None => command.output(),
-        Some(text) => {
-            let mut child = command
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("meshsim runs");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(text.as_bytes())
-                .expect("written");
-            child.wait_with_output()
-        }
-    }
-    .expect("meshsim runs");
+/// `meshsim ARGS`: exit code, stdout, stderr.
+fn meshsim(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args(args)
+        .output()
+        .expect("meshsim runs");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -127,12 +109,16 @@ fn a_merge_of_a_cautioned_sweeps_shards_carries_its_cautions_as_the_whole_sweep_
     );
     let fast = fast.to_str().unwrap();
     let (_, whole, _) = judged("sweep", fast);
-    let mut shards = String::new();
-    for shard in ["0/2", "1/2"] {
+    let mut shards = Vec::new();
+    for (index, shard) in ["0/2", "1/2"].into_iter().enumerate() {
         let (_, output, _) = judged_with("sweep", fast, &["--shard", shard]);
-        shards.push_str(&output);
+        let path = fast.replace(".json", &format!("-shard-{index}.jsonl"));
+        std::fs::write(&path, output).expect("written");
+        shards.push(path);
     }
-    let (code, merged, stderr) = meshsim(&["merge", "--json", "-"], Some(&shards));
+    let mut merge = vec!["merge", "--json"];
+    merge.extend(shards.iter().map(String::as_str));
+    let (code, merged, stderr) = meshsim(&merge);
     assert!(matches!(code, 0 | 1), "merge: {code} {stderr}");
     assert!(
         last_object(&whole)["cautions"][fast].is_array(),
@@ -165,26 +151,23 @@ fn check_carries_the_cautions_in_its_summary() {
     let long = long.to_str().unwrap();
     let workdir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_cautions_check");
     let meshsim_bin = env!("CARGO_BIN_EXE_meshsim");
-    let (code, stdout, stderr) = meshsim(
-        &[
-            "check",
-            "--runtime",
-            long,
-            "--scenario",
-            "origin-incident",
-            "--seed-range",
-            "0..1",
-            "--workdir",
-            workdir.to_str().unwrap(),
-            "--json",
-            "--",
-            meshsim_bin,
-            "consume",
-            "--consumer",
-            "reconciling",
-        ],
-        None,
-    );
+    let (code, stdout, stderr) = meshsim(&[
+        "check",
+        "--runtime",
+        long,
+        "--scenario",
+        "origin-incident",
+        "--seed-range",
+        "0..1",
+        "--workdir",
+        workdir.to_str().unwrap(),
+        "--json",
+        "--",
+        meshsim_bin,
+        "consume",
+        "--consumer",
+        "reconciling",
+    ]);
     let _ = std::fs::remove_dir_all(&workdir);
     assert!(matches!(code, 0 | 1), "check: {code} {stderr}");
     let said = &last_object(&stdout)["cautions"][long][0];
