@@ -120,8 +120,9 @@ impl Spans {
     }
 }
 
-/// What follows the fields of a line outside any host up to its level, as [`Host`] keeps it
-/// for a host's lines: [`SIM_HOST`] as a JSON string (it needs no escaping).
+/// What follows the fields of a line outside any host up to its level, as
+/// [`Host`](super::hosts::Host) keeps it for a host's lines: [`SIM_HOST`] as a JSON string (it
+/// needs no escaping).
 const SIM_AFTER_FIELDS: &str = "},\"host\":\"sim\"";
 
 fn is_recorded(meta: &Metadata<'_>) -> bool {
