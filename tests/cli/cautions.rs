@@ -4,8 +4,8 @@
 //! carries the same cautions under `"cautions"` (a sweep's in its summary, and a merge of
 //! its shards' too). A file inside the space, a built-in and a swarm draw get none.
 
+use crate::meshsim::meshsim;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// A personality file in this test binary's scratch directory.
 fn personality(name: &str, knobs: &str) -> PathBuf {
@@ -38,19 +38,6 @@ fn judged_with(command: &str, runtime: &str, more: &[&str]) -> (i32, String, Str
     });
     args.extend(more);
     meshsim(&args)
-}
-
-/// `meshsim ARGS`: exit code, stdout, stderr.
-fn meshsim(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(args)
-        .output()
-        .expect("meshsim runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 /// The JSON object of the last line of `stdout`, or of its `summary` if it has one.

@@ -12,6 +12,7 @@ mod decode;
 mod endpoint_fuzz;
 mod fixed_steps;
 mod merge;
+mod meshsim;
 mod pipes;
 mod probe;
 mod replay_shrink;

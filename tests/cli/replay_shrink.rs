@@ -5,26 +5,14 @@
 //! seed's personality, printed as a file, replays the same run; shrink sets the knobs that
 //! do not matter back to their defaults.
 
+use crate::meshsim::meshsim;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// A scratch file for this test binary.
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_replay_shrink");
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     dir.join(name)
-}
-
-fn meshsim(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(args)
-        .output()
-        .expect("meshsim runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 fn last_json(stdout: &str) -> serde_json::Value {
