@@ -6,19 +6,19 @@
 //! exactly when every run held, 1 when one did not, 2 on bad usage.
 
 use crate::cli::cautions::{self, Cautions};
+use crate::cli::check_table;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
 use crate::cli::swarm_coverage::{SwarmCoverage, coverage_line};
 use clap::Args;
 use meshsim_protocol::Dialect;
-use meshsim_scenarios::check::{AnnounceRun, CheckCell};
+use meshsim_scenarios::check::AnnounceRun;
 use meshsim_scenarios::check::{
     CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
 };
 use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
 use serde_json::json;
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -138,7 +138,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     if json {
         let _ = writeln!(out, "{}", summary_json(&tally, &sweep, coverage, &cautions));
     } else {
-        let _ = write!(out, "{}", table(&tally, &sweep));
+        let _ = write!(out, "{}", check_table::render(&tally, &sweep.dialects));
         if let Some(summary) = &coverage {
             let _ = writeln!(out, "{}", coverage_line(summary));
         }
@@ -316,81 +316,4 @@ fn summary_json(
     }
     cautions::add_to(&mut summary, cautions);
     json!({ "summary": summary })
-}
-
-/// The verdict table: a row per scenario and runtime, a column per dialect.
-fn table(tally: &CheckTally, sweep: &CheckSweep) -> String {
-    let dialects: Vec<String> = sweep.dialects.iter().map(ToString::to_string).collect();
-    let row_width = sweep
-        .runtimes
-        .iter()
-        .map(|runtime| runtime.label.len() + 3)
-        .max()
-        .unwrap_or(10)
-        .max("scenario / runtime".len());
-    let cell_width = tally
-        .cells
-        .values()
-        .map(|cell| cell_text(cell).len())
-        .max()
-        .unwrap_or(10)
-        .max(6);
-    let mut out = format!("\n{:row_width$}", "scenario / runtime");
-    for dialect in &dialects {
-        let _ = write!(out, " {dialect:>cell_width$}");
-    }
-    out.push('\n');
-    let rows: BTreeSet<(&String, &String)> = tally
-        .cells
-        .keys()
-        .map(|(scenario, runtime, _)| (scenario, runtime))
-        .collect();
-    let mut last_scenario = None;
-    for (scenario, runtime) in rows {
-        if last_scenario != Some(scenario) {
-            let _ = writeln!(out, "{scenario}");
-            last_scenario = Some(scenario);
-        }
-        let _ = write!(out, "{:row_width$}", format!("   {runtime}"));
-        for dialect in &dialects {
-            let key = (scenario.clone(), runtime.clone(), dialect.clone());
-            let text = tally.cells.get(&key).map(cell_text).unwrap_or_default();
-            let _ = write!(out, " {text:>cell_width$}");
-        }
-        out.push('\n');
-    }
-    let _ = writeln!(
-        out,
-        "\nruns {}: {} held, {} violated, {} invalid reports, {} programs failed; {:.2} runs/s",
-        tally.runs,
-        tally.holds,
-        tally.violated,
-        tally.report_invalid,
-        tally.program_failed,
-        tally.runs_per_sec
-    );
-    for rerun in &tally.unstable {
-        let _ = writeln!(out, "unstable (repetitions differ): {rerun}");
-    }
-    for error in &tally.errors {
-        let _ = writeln!(out, "could not run: {error}");
-    }
-    out
-}
-
-fn cell_text(cell: &CheckCell) -> String {
-    if cell.held == cell.runs {
-        return format!("held {}", cell.runs);
-    }
-    let problems: Vec<String> = cell
-        .problems
-        .iter()
-        .map(|(name, count)| format!("{name} {count}"))
-        .collect();
-    format!(
-        "FAILED {}/{}: {}",
-        cell.runs - cell.held,
-        cell.runs,
-        problems.join(", ")
-    )
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod cautions;
 mod check;
+mod check_table;
 mod consume;
 mod decode;
 mod identity;
