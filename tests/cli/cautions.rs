@@ -7,13 +7,13 @@
 use crate::meshsim::meshsim;
 use std::path::PathBuf;
 
-/// A personality file in this test binary's scratch directory.
-fn personality(name: &str, knobs: &str) -> PathBuf {
+/// A personality file in this test binary's scratch directory, by its path.
+fn personality(name: &str, knobs: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_cautions");
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, format!(r#"{{"name": "{name}", {knobs}}}"#)).expect("written");
-    path
+    path.to_str().expect("a UTF-8 path").to_string()
 }
 
 /// `meshsim COMMAND --runtime RUNTIME` on one origin-incident run: exit code, stdout, stderr.
@@ -49,11 +49,10 @@ fn last_object(stdout: &str) -> serde_json::Value {
 
 #[test]
 fn a_reaping_timer_faster_than_a_consumer_can_ask_is_named_before_the_runs_and_they_go_ahead() {
-    let fast = personality(
+    let fast = &personality(
         "reaps-in-150-ms",
         r#""reaping": {"ttl": {"after_ms": 150}}"#,
     );
-    let fast = fast.to_str().unwrap();
     for command in ["sweep", "replay", "shrink"] {
         let (code, stdout, stderr) = judged(command, fast);
         assert!(
@@ -90,11 +89,10 @@ fn a_reaping_timer_faster_than_a_consumer_can_ask_is_named_before_the_runs_and_t
 
 #[test]
 fn a_merge_of_a_cautioned_sweeps_shards_carries_its_cautions_as_the_whole_sweep_does() {
-    let fast = personality(
+    let fast = &personality(
         "reaps-in-200-ms",
         r#""reaping": {"ttl": {"after_ms": 200}}"#,
     );
-    let fast = fast.to_str().unwrap();
     let (_, whole, _) = judged("sweep", fast);
     let mut shards = Vec::new();
     for (index, shard) in ["0/2", "1/2"].into_iter().enumerate() {
@@ -117,7 +115,7 @@ fn a_merge_of_a_cautioned_sweeps_shards_carries_its_cautions_as_the_whole_sweep_
 #[test]
 fn a_file_inside_the_swarms_space_a_built_in_and_a_swarm_draw_get_no_caution() {
     let slow = personality("reaps-in-3-s", r#""reaping": {"ttl": {"after_ms": 3000}}"#);
-    for runtime in [slow.to_str().unwrap(), "jvm-reaping", "swarm"] {
+    for runtime in [slow.as_str(), "jvm-reaping", "swarm"] {
         for command in ["replay", "sweep"] {
             let (code, stdout, stderr) = judged(command, runtime);
             assert!(matches!(code, 0 | 1), "{runtime}: {code} {stderr}");
@@ -131,11 +129,10 @@ fn a_file_inside_the_swarms_space_a_built_in_and_a_swarm_draw_get_no_caution() {
 /// `meshsim consume`) run over loopback TCP.
 #[test]
 fn check_carries_the_cautions_in_its_summary() {
-    let long = personality(
+    let long = &personality(
         "works-20-s-on-long",
         r#""work": {"long_running_steps": 80}"#,
     );
-    let long = long.to_str().unwrap();
     let workdir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_cautions_check");
     let meshsim_bin = env!("CARGO_BIN_EXE_meshsim");
     let (code, stdout, stderr) = meshsim(&[
