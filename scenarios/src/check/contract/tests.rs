@@ -93,3 +93,53 @@ fn an_order_survives_the_environment() {
     let missing = Order::from_env(|_| None).unwrap_err();
     assert!(missing.contains("MESHSIM_"), "{missing}");
 }
+
+/// The schema programs are told to validate their reports against.
+const SCHEMA: &str = include_str!("../../../../schemas/check-report.schema.json");
+
+#[test]
+fn every_line_meshsim_consume_writes_is_valid_against_the_published_schema() {
+    let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let abandoned = |task: &str, cancel: &str| {
+        format!(r#"{{"kind":"abandoned","task":"{task}","reason":"deadline","cancel":{cancel}}}"#)
+    };
+    let cancels = [
+        r#"{"result":"not-attempted"}"#,
+        r#"{"result":"answered","state":"canceled"}"#,
+        r#"{"result":"task-gone"}"#,
+        r#"{"result":"not-cancelable"}"#,
+        r#"{"result":"failed","error":"connection reset"}"#,
+    ];
+    let outcomes = [
+        r#"{"kind":"outcome","outcome":"completed","task":"t0","artifact":"done"}"#,
+        r#"{"kind":"outcome","outcome":"failed","task":"t0","reason":"the agent failed it"}"#,
+        r#"{"kind":"outcome","outcome":"canceled","task":"t0"}"#,
+        r#"{"kind":"outcome","outcome":"gave-up","reason":"deadline passed"}"#,
+    ];
+    let mut written = 0;
+    for outcome in outcomes {
+        let mut text: String = GOOD
+            .lines()
+            .take(3)
+            .map(|line| format!("{line}\n"))
+            .collect();
+        for (index, cancel) in cancels.iter().enumerate() {
+            text += &abandoned(&format!("t{index}"), cancel);
+            text.push('\n');
+        }
+        text += outcome;
+        let report = parse_report(&text, &job(), "mine").unwrap();
+        for line in report_lines(&report) {
+            let line = serde_json::to_value(&line).unwrap();
+            let problems: Vec<String> = validator
+                .iter_errors(&line)
+                .map(|error| error.to_string())
+                .collect();
+            assert!(problems.is_empty(), "{line}: {problems:?}");
+            written += 1;
+        }
+    }
+    // Per outcome: 5 tasks, one with 2 states applied and a deadline, then the outcome.
+    assert_eq!(written, 4 * (5 + 5 + 2 + 1 + 1));
+}
