@@ -92,7 +92,7 @@ pub fn impossible(
     }
     if let (Script::LongRunning, Reaping::Ttl { after_ms }) = (script, personality.reaping) {
         let work = &personality.work;
-        let shortest = u64::from(work.long_running_steps.max(1)) * work.min_ms;
+        let shortest = u64::from(work.long_running_steps.max(1)).saturating_mul(work.min_ms);
         return (shortest > after_ms).then(|| Impossible::by(WORK_OUTLASTS_TTL));
     }
     if !script.asks() {

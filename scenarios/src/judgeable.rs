@@ -23,7 +23,10 @@ pub const LONG_WORK_BUDGET_MS: u64 = 15_000;
 pub fn cautions(personality: &Personality) -> Vec<String> {
     let work = &personality.work;
     let long_steps = u64::from(work.long_running_steps);
-    let (long_shortest, long_longest) = (long_steps * work.min_ms, long_steps * work.max_ms);
+    let (long_shortest, long_longest) = (
+        long_steps.saturating_mul(work.min_ms),
+        long_steps.saturating_mul(work.max_ms),
+    );
     let mut cautions = Vec::new();
     let timer = match personality.reaping {
         Reaping::Ttl { after_ms } => Some(("ttl", after_ms)),
@@ -110,6 +113,16 @@ mod tests {
         ] {
             assert!(cautions(&with(reaping, 0, 100, 1)).is_empty());
         }
+    }
+
+    #[test]
+    fn work_too_long_to_count_is_named_at_the_most_a_count_can_say() {
+        let named = cautions(&with(Reaping::Never, u64::MAX, u64::MAX, 10));
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].contains(&format!("may last {} ms", u64::MAX)),
+            "{named:?}"
+        );
     }
 
     #[test]

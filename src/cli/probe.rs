@@ -23,11 +23,12 @@ pub struct ProbeArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
-    /// How long (ms) a quiet stream is watched before it counts as staying open.
-    #[arg(long, default_value_t = 2000)]
+    /// How long (ms) a quiet stream is watched before it counts as staying open (up to ten
+    /// minutes).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
     settle_ms: u64,
-    /// Longest wait (s) for an answer or for the next event of a stream.
-    #[arg(long, default_value_t = 30)]
+    /// Longest wait (s) for an answer or for the next event of a stream (1 s to a day).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout_s: u64,
     /// Also write the personality that reproduces what the probe measured (the Card's
     /// claims, stream closing, reaping, resubscribe, follow-up, repeated states, cancel;
@@ -47,7 +48,7 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let wait = Duration::from_secs(args.timeout_s.max(1));
+    let wait = Duration::from_secs(args.timeout_s);
     let config = ProbeConfig {
         client: ClientConfig {
             request_timeout: wait,

@@ -24,6 +24,10 @@ fn write_inputs() {
             "inverted-work.json",
             r#"{"name": "x", "work": {"min_ms": 500, "max_ms": 10}}"#,
         ),
+        (
+            "endless-work.json",
+            r#"{"name": "x", "work": {"long_running_steps": 4294967295}}"#,
+        ),
         ("empty.json", ""),
         ("plan-not-json.json", "[1, 2"),
     ];
@@ -99,6 +103,10 @@ const CASES: &[(&str, &str)] = &[
     ("sweep --runtime wrong-type.json", ""),
     ("sweep --runtime unknown-knob.json", ""),
     ("sweep --runtime inverted-work.json", ""),
+    (
+        "replay --seed 1 --runtime endless-work.json --consumer reconciling",
+        "",
+    ),
     ("sweep --runtime empty.json", ""),
     ("sweep --consumer nope", ""),
     ("sweep --dialect v9", ""),
@@ -184,6 +192,15 @@ const CASES: &[(&str, &str)] = &[
     ("probe ftp://agent.test/", ""),
     ("probe http://", ""),
     ("probe http://127.0.0.1:1/ --timeout-s x", ""),
+    ("probe http://127.0.0.1:1/ --timeout-s 0", ""),
+    (
+        "probe http://127.0.0.1:1/ --timeout-s 18446744073709551615",
+        "",
+    ),
+    (
+        "probe http://127.0.0.1:1/ --settle-ms 18446744073709551615",
+        "",
+    ),
     ("decode missing.json", ""),
     ("decode --dialect v2", "{}"),
     ("decode", ""),

@@ -4,6 +4,10 @@
 use super::{Bindings, Personality};
 use std::path::Path;
 
+/// The most work steps a personality's `#long` script may take. The swarm draws at most 40;
+/// ten thousand is far beyond any run's deadlines and still a small turn to lay out.
+const MOST_LONG_RUNNING_STEPS: u32 = 10_000;
+
 /// A personality file that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PersonalityError {
@@ -54,7 +58,8 @@ impl Personality {
         Self::from_json(&json, &origin)
     }
 
-    /// Checks what serde cannot: ranges that must be ordered, periods that must be positive.
+    /// Checks what serde cannot: ranges that must be ordered, periods that must be positive,
+    /// counts that must be bounded.
     fn validate(&self, origin: &str) -> Result<(), PersonalityError> {
         let field = |field: &str, problem: String| PersonalityError::Field {
             path: origin.to_string(),
@@ -67,6 +72,16 @@ impl Personality {
                 format!(
                     "{} is below work.min_ms ({})",
                     self.work.max_ms, self.work.min_ms
+                ),
+            ));
+        }
+        if self.work.long_running_steps > MOST_LONG_RUNNING_STEPS {
+            return Err(field(
+                "work.long_running_steps",
+                format!(
+                    "{} is more than {MOST_LONG_RUNNING_STEPS}: the #long script's steps are laid \
+                     out when it starts, so each one costs memory",
+                    self.work.long_running_steps
                 ),
             ));
         }
@@ -164,5 +179,15 @@ mod tests {
         let error = Personality::from_json(r#"{"work": {"min_ms": 9, "max_ms": 3}}"#, "w.json")
             .unwrap_err();
         assert!(error.to_string().contains("work.max_ms"), "{error}");
+    }
+
+    #[test]
+    fn a_long_script_too_long_to_lay_out_is_refused_and_the_bound_itself_is_not() {
+        let steps = |n: u32| format!(r#"{{"work": {{"long_running_steps": {n}}}}}"#);
+        let error = Personality::from_json(&steps(MOST_LONG_RUNNING_STEPS + 1), "s.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("work.long_running_steps"), "{error}");
+        assert!(Personality::from_json(&steps(MOST_LONG_RUNNING_STEPS), "s.json").is_ok());
     }
 }
