@@ -30,6 +30,7 @@ mod run;
 mod run_spec;
 mod runtime_swarm;
 mod scenario;
+mod shell_word;
 mod sweep_outcome;
 mod tally;
 mod test_caller;

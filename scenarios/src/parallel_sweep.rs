@@ -64,7 +64,7 @@ pub(crate) fn sweep_specs(
                         .unwrap_or_else(|poisoned| poisoned.into_inner())
                         .push(format!(
                             "{}: {error}",
-                            spec_at(expected_index).replay_command(None)
+                            spec_at(expected_index).replay_command()
                         )),
                 }
                 expected_index += 1;

@@ -4,6 +4,7 @@
 use crate::consumer_choice::ConsumerChoice;
 use crate::runtime_swarm::{self, SWARM_RUNTIME};
 use crate::scenario::Scenario;
+use crate::shell_word;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::{Behaviour, Knobs, Personality};
 use meshsim_sim::{FaultPlan, Seed};
@@ -126,20 +127,23 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// The `meshsim replay` command that reproduces this run (`plan_file` names where an
-    /// explicit plan was written).
-    pub fn replay_command(&self, plan_file: Option<&str>) -> String {
+    /// The `meshsim replay` command that reproduces this run, quoted for a shell. An
+    /// explicit plan is given inline (`--plan-json`).
+    pub fn replay_command(&self) -> String {
         let mut command = format!(
             "meshsim replay --seed {} --scenario {} --runtime {} --consumer {} --dialect {}",
             self.seed.value(),
             self.scenario,
-            self.runtime.label,
+            shell_word::quote(&self.runtime.label),
             self.consumer.name(),
             self.dialect
         );
-        match (&self.faults, plan_file) {
-            (Faults::Plan(_), Some(file)) => command.push_str(&format!(" --plan {file}")),
-            (faults, _) => command.push_str(&format!(" --faults {}", faults.name())),
+        match &self.faults {
+            Faults::Plan(plan) => {
+                let json = serde_json::to_string(plan).unwrap_or_default();
+                command.push_str(&format!(" --plan-json {}", shell_word::quote(&json)));
+            }
+            faults => command.push_str(&format!(" --faults {}", faults.name())),
         }
         if let Some(limit) = self.job_limit {
             command.push_str(&format!(" --job-limit {limit}"));

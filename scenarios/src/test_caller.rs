@@ -4,6 +4,7 @@
 //! beside the test.
 
 use crate::run_spec::RunSpec;
+use crate::shell_word;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +63,7 @@ impl TestCaller {
         let mut line = format!(
             "MESHSIM_SEED={} MESHSIM_RUNTIME={} MESHSIM_SCENARIO={} MESHSIM_DIALECT={} MESHSIM_FAULTS={} cargo test",
             spec.seed.value(),
-            spec.runtime.label,
+            shell_word::quote(&spec.runtime.label),
             spec.scenario,
             spec.dialect,
             spec.faults.name()

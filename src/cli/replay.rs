@@ -107,7 +107,7 @@ pub fn render(result: &RunResult) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "replay: {}\n\ntimeline (simulated time, host, event):\n",
-        result.spec.replay_command(None)
+        result.spec.replay_command()
     ));
     if let Some(trace) = &result.trace {
         for event in trace.events() {

@@ -29,6 +29,6 @@ pub fn run_json(result: &RunResult, expect: Expect, matched: bool) -> Value {
         "matches_expectation": matched,
         "elapsed_ms": result.elapsed_ms,
         "steps": result.steps,
-        "replay": spec.replay_command(None),
+        "replay": spec.replay_command(),
     })
 }

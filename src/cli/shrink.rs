@@ -106,10 +106,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         unreachable!("the shrunk run has an explicit plan")
     };
     let compact = serde_json::to_string(plan).unwrap_or_default();
-    let replay = format!(
-        "{} --plan-json '{compact}'",
-        shrunk.replay_command(Some("-")).replace(" --plan -", "")
-    );
+    let replay = shrunk.replay_command();
     let (faults, jobs_after) = (plan.faults.len(), shrunk.job_limit.unwrap_or(jobs));
     let runs = 1 + plan_runs + job_runs + personality_runs;
     if args.json {

@@ -187,7 +187,7 @@ fn sweep(
         progress.inc(1);
         coverage.add(&result.spec.runtime, result.spec.seed);
         if !matched {
-            missed.push(result.spec.replay_command(None));
+            missed.push(result.spec.replay_command());
             progress.set_message(format!("{} mismatched", missed.len()));
         }
         if json {
@@ -247,13 +247,13 @@ fn draw_again(result: &RunResult, dir: &Path) -> Result<(), String> {
     let again = meshsim_scenarios::run(&result.spec, &options).map_err(|error| {
         format!(
             "{}: the run could not be repeated for its timeline: {error}",
-            result.spec.replay_command(None)
+            result.spec.replay_command()
         )
     })?;
     if again.trace_hash != result.trace_hash {
         return Err(format!(
             "{}: the repeated run's trace hash differs ({} vs {}); no timeline drawn",
-            result.spec.replay_command(None),
+            result.spec.replay_command(),
             again.trace_hash,
             result.trace_hash
         ));

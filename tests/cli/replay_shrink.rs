@@ -325,3 +325,45 @@ fn bad_arguments_exit_2_with_one_line() {
         assert!(!stderr.trim().is_empty(), "{args:?}");
     }
 }
+
+/// The replay line a run prints is a shell command that reruns it: a personality file whose
+/// path has a space is quoted, and a plan given as a file is printed inline.
+#[test]
+fn a_printed_replay_line_pasted_into_a_shell_runs_the_same_run() {
+    let personality = scratch("a personality.json");
+    std::fs::write(
+        &personality,
+        include_str!("../../runtimes/personalities/go-replaying.json"),
+    )
+    .expect("write the personality");
+    let plan = scratch("plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"faults": [{"at_ms": 700, "kind": "crash", "host": "agent"}]}"#,
+    )
+    .expect("write the plan");
+    let (personality, plan) = (personality.to_str().unwrap(), plan.to_str().unwrap());
+    let (code, stdout, stderr) = meshsim(&[
+        "replay",
+        "--seed",
+        "7",
+        "--runtime",
+        personality,
+        "--consumer",
+        "naive",
+        "--plan",
+        plan,
+        "--json",
+    ]);
+    assert_eq!(code, 1, "the naive consumer violates: {stderr}");
+    let run = last_json(&stdout);
+    let replay = run["replay"].as_str().expect("a replay command");
+    assert!(replay.contains("--plan-json '{"), "{replay}");
+    let command = replay.replacen("meshsim", env!("CARGO_BIN_EXE_meshsim"), 1) + " --json";
+    let output = std::process::Command::new("sh")
+        .args(["-c", &command])
+        .output()
+        .expect("sh runs");
+    let again = last_json(&String::from_utf8_lossy(&output.stdout));
+    assert_eq!(again["trace_hash"], run["trace_hash"], "{command}");
+}

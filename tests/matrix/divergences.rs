@@ -51,7 +51,7 @@ pub(crate) fn assert_holds(spec: &RunSpec) -> RunResult {
         result.verdict,
         Verdict::Holds,
         "{}: {:?}",
-        spec.replay_command(None),
+        spec.replay_command(),
         result.violations
     );
     result
@@ -71,7 +71,7 @@ fn naive_consumer_double_counts_against_go_replaying() {
             assert!(
                 found.contains(&Invariant::NoDoubleApply),
                 "{}: {found:?}",
-                spec.replay_command(None)
+                spec.replay_command()
             );
         }
     }
@@ -89,7 +89,7 @@ fn naive_consumer_loses_the_task_against_jvm_reaping() {
             assert!(
                 lost.is_some(),
                 "{}: {:?}",
-                spec.replay_command(None),
+                spec.replay_command(),
                 result.violations
             );
         }
@@ -154,7 +154,7 @@ fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
     let restarted = restarted.unwrap_or_else(|| {
         panic!(
             "{}: no longer restarts a task under its own id: {:#?}",
-            spec.replay_command(None),
+            spec.replay_command(),
             result.truths
         )
     });
@@ -189,7 +189,7 @@ fn reconciling_consumer_answers_a_second_question_its_poll_saw_without_working()
     let applied: Vec<TaskState> = view.applied.iter().map(|event| event.to).collect();
     let context = format!(
         "{}: truth {truth:?}, applied {applied:?}",
-        spec.replay_command(None)
+        spec.replay_command()
     );
     assert!(report.tasks.len() >= 2, "no re-dispatch: {context}");
     assert_eq!(count(&truth, TaskState::InputRequired), 2, "{context}");
@@ -217,10 +217,7 @@ fn reconciling_consumer_applies_a_second_question_a_replay_brings_after_a_duplic
     // The situation: the task entered `submitted` again after the first answer, and the
     // second question was applied from a connection that replayed that duplicate.
     let (report, view, truth) = accepted(&result, "job-2", "agent-2");
-    let context = format!(
-        "{}: truth {truth:?}, {report:#?}",
-        spec.replay_command(None)
-    );
+    let context = format!("{}: truth {truth:?}, {report:#?}", spec.replay_command());
     assert!(count(&truth, TaskState::Submitted) >= 2, "{context}");
     let second_question = view
         .applied
@@ -457,7 +454,7 @@ fn the_naive_consumer_diverges_where_a_swarm_cards_claims_lie() {
         assert!(
             !invariants(spec).is_empty(),
             "{}: the naive consumer held",
-            spec.replay_command(None)
+            spec.replay_command()
         );
         assert_holds(&RunSpec {
             consumer: ConsumerChoice::Reconciling,

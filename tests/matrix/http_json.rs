@@ -72,7 +72,7 @@ fn the_reconciling_consumer_completes_every_scenario_over_http_json_alone() {
         for scenario in Scenario::ALL {
             for seed in [1, 2] {
                 let spec = spec(over_http_json.clone(), scenario, seed);
-                let context = spec.replay_command(None);
+                let context = spec.replay_command();
                 assert_holds(&spec);
                 let result = run(&spec, &options).expect("the run is carried out");
                 let paths = request_paths(&result);

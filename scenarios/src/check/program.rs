@@ -3,6 +3,7 @@
 //! it outlives the run's bound.
 
 use super::contract::Order;
+use crate::shell_word;
 use serde::Serialize;
 use std::fmt;
 use std::os::unix::process::CommandExt;
@@ -41,22 +42,9 @@ impl Program {
     pub fn shell_words(&self) -> String {
         std::iter::once(&self.command)
             .chain(&self.args)
-            .map(|word| shell_quote(word))
+            .map(|word| shell_word::quote(word))
             .collect::<Vec<_>>()
             .join(" ")
-    }
-}
-
-/// `word` as one POSIX shell word.
-pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -182,12 +170,5 @@ mod tests {
             args: vec!["consume".into(), "--consumer".into(), "naive".into()],
         };
         assert_eq!(binary.name(), "meshsim");
-    }
-
-    #[test]
-    fn words_with_spaces_or_quotes_are_quoted_for_the_shell() {
-        assert_eq!(shell_quote("naive.py"), "naive.py");
-        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -10,6 +10,7 @@ use super::proxy::{Agent, Announce, Exchange, ProxyLog};
 use crate::oracle::{self, Evidence, JobRun, Violation};
 use crate::run_spec::RuntimeChoice;
 use crate::scenario::Scenario;
+use crate::shell_word;
 use futures_util::future::join_all;
 use meshsim_consumer::{Job, JobReport};
 use meshsim_protocol::Dialect;
@@ -46,7 +47,7 @@ impl CheckSpec {
     pub fn rerun_command(&self) -> String {
         format!(
             "meshsim check --runtime {} --scenario {} --dialect {} --seed-range {}..{} --timeout-secs {} -- {}",
-            program::shell_quote(&self.runtime.label),
+            shell_word::quote(&self.runtime.label),
             self.scenario,
             self.dialect,
             self.seed.value(),

@@ -106,7 +106,7 @@ pub fn page(
     height: f64,
     svg_body: &str,
 ) -> String {
-    let command = result.spec.replay_command(None);
+    let command = result.spec.replay_command();
     let mut out = String::new();
     let _ = write!(
         out,

@@ -27,7 +27,7 @@ fn both_ways(spec: &RunSpec) -> Pair {
     let divergence = (fast.trace_hash != fixed.trace_hash).then(|| {
         format!(
             "{}: fast-forward {} ({} ms), fixed steps {} ({} ms)",
-            spec.replay_command(None),
+            spec.replay_command(),
             fast.trace_hash,
             fast.elapsed_ms,
             fixed.trace_hash,

@@ -354,7 +354,7 @@ fn every_message_of_the_default_matrix_meets_the_official_spec() {
                     };
                     let tapes = Tapes::default();
                     let result = run(&taped(&spec, &tapes), &RunOptions::default());
-                    let label = spec.replay_command(None);
+                    let label = spec.replay_command();
                     result.unwrap_or_else(|error| panic!("{label}: {error}"));
                     let mut checker = checker.lock().unwrap();
                     for tape in tapes.snapshot() {
