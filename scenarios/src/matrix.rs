@@ -153,7 +153,7 @@ impl Matrix {
     /// These consumers across every built-in runtime, scenario and dialect.
     pub fn for_consumers(consumers: impl IntoIterator<Item = ConsumerChoice>) -> Self {
         Matrix {
-            consumers: consumers.into_iter().collect(),
+            consumers: without_repeats(consumers, |consumer| consumer.name().to_string()),
             runtimes: builtin_runtimes(),
             scenarios: Scenario::ALL.to_vec(),
             dialects: Dialect::ALL.to_vec(),
@@ -169,33 +169,35 @@ impl Matrix {
 
     /// Only these runtimes: built-in names, personality files or [`RuntimeChoice`]s. A
     /// name that resolves to nothing makes the sweep fail with a harness error naming it.
+    /// A runtime named twice is swept once.
     pub fn runtimes<R: IntoRuntime>(mut self, runtimes: impl IntoIterator<Item = R>) -> Self {
-        self.runtimes.clear();
+        let mut resolved = Vec::new();
         for runtime in runtimes {
             match runtime.into_runtime() {
-                Ok(runtime) => self.runtimes.push(runtime),
+                Ok(runtime) => resolved.push(runtime),
                 Err(problem) => self.problems.push(problem),
             }
         }
+        self.runtimes = without_repeats(resolved, |runtime| runtime.label.clone());
         self
     }
 
-    /// Only these scenarios.
+    /// Only these scenarios (each once, however often it is named).
     pub fn scenarios(mut self, scenarios: impl IntoIterator<Item = Scenario>) -> Self {
-        self.scenarios = scenarios.into_iter().collect();
+        self.scenarios = without_repeats(scenarios, |scenario| *scenario);
         self
     }
 
-    /// Only these dialects.
+    /// Only these dialects (each once, however often it is named).
     pub fn dialects(mut self, dialects: impl IntoIterator<Item = Dialect>) -> Self {
-        self.dialects = dialects.into_iter().collect();
+        self.dialects = without_repeats(dialects, |dialect| *dialect);
         self
     }
 
     /// Every scenario under each of these fault modes (instead of the default: swarm
-    /// faults everywhere plus the origin incident without faults).
+    /// faults everywhere plus the origin incident without faults), each once.
     pub fn faults(mut self, faults: impl IntoIterator<Item = Faults>) -> Self {
-        self.faults = FaultModes::Only(faults.into_iter().collect());
+        self.faults = FaultModes::Only(without_repeats(faults, Faults::clone));
         self
     }
 
@@ -354,4 +356,44 @@ pub fn builtin_runtimes() -> Vec<RuntimeChoice> {
         .iter()
         .filter_map(|name| RuntimeChoice::resolve(name).ok())
         .collect()
+}
+
+/// `items` in their order, each kept only the first time its `key` is seen: a filter named
+/// twice (`--scenario crash-bounce --scenario crash-bounce`) sweeps its cells once.
+fn without_repeats<T, K: PartialEq>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<T> {
+    let mut kept: Vec<T> = Vec::new();
+    for item in items {
+        let item_key = key(&item);
+        if !kept.iter().any(|seen| key(seen) == item_key) {
+            kept.push(item);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_named_twice_sweeps_its_cells_once() {
+        let once = Matrix::for_consumer(ConsumerChoice::Naive)
+            .runtimes(["python-correct", "go-replaying"])
+            .scenarios([Scenario::CrashBounce])
+            .dialects([Dialect::V1_0])
+            .faults([Faults::Swarm])
+            .seeds(0..1);
+        let twice = Matrix::for_consumers([ConsumerChoice::Naive, ConsumerChoice::Naive])
+            .runtimes(["python-correct", "go-replaying", "python-correct"])
+            .scenarios([Scenario::CrashBounce, Scenario::CrashBounce])
+            .dialects([Dialect::V1_0, Dialect::V1_0])
+            .faults([Faults::Swarm, Faults::Swarm])
+            .seeds(0..1);
+        assert_eq!(once.len(), 2);
+        assert_eq!(twice.len(), once.len());
+        assert_eq!(twice.runtime_labels(), ["python-correct", "go-replaying"]);
+    }
 }

@@ -19,6 +19,7 @@ use meshsim_scenarios::check::{
 use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
 use serde_json::json;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -161,9 +162,19 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
+/// `items` in their order, each the first time only.
+fn once_each<T: Ord + Copy>(items: &[T]) -> Vec<T> {
+    let mut seen = BTreeSet::new();
+    items
+        .iter()
+        .copied()
+        .filter(|item| seen.insert(*item))
+        .collect()
+}
+
 /// The check the arguments name, and the cautions said of its runtimes.
 fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
-    let runtimes = if args.runtime.is_empty() {
+    let mut runtimes = if args.runtime.is_empty() {
         ORIGIN_RUNTIMES
             .iter()
             .map(|name| RuntimeChoice::resolve(name))
@@ -174,16 +185,20 @@ fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
             .map(|name| RuntimeChoice::resolve(name))
             .collect::<Result<Vec<_>, _>>()
     }?;
+    // A runtime, scenario or dialect named twice is checked once: twin runs would also
+    // share their report files.
+    let mut labels = BTreeSet::new();
+    runtimes.retain(|runtime| labels.insert(runtime.label.clone()));
     let cautions = cautions::say("check", &runtimes);
     let scenarios = if args.scenario.is_empty() {
         Scenario::ALL.to_vec()
     } else {
-        args.scenario.clone()
+        once_each(&args.scenario)
     };
     let dialects = if args.dialect.is_empty() {
         vec![Dialect::V1_0]
     } else {
-        args.dialect.clone()
+        once_each(&args.dialect)
     };
     let seeds = match (&args.seed_range, args.seeds) {
         (Some(SeedRange(range)), _) => range.clone(),

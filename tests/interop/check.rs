@@ -170,6 +170,11 @@ fn the_same_seed_strikes_its_faults_at_the_same_exchange_points() {
             "sidecar-cut",
             "--scenario",
             "partition-during-resubscribe",
+            // Named twice, checked once (twin runs would also share their report files).
+            "--runtime",
+            "python-correct",
+            "--scenario",
+            "crash-bounce",
             "--seeds",
             "2",
             "--repeat",
