@@ -1,8 +1,8 @@
-//! With `--runtime swarm`, which knob values the drawn personalities covered over a sweep
-//! or a check (each seed's personality counted once), as a line of the table and a field
-//! of the `--json` summary.
+//! With `--runtime swarm`, which knob values the drawn personalities covered over a sweep,
+//! a merge of its shards or a check (each seed's personality counted once), as a line of
+//! the table and a field of the `--json` summary.
 
-use meshsim_scenarios::{Coverage, CoverageSummary, RuntimeChoice};
+use meshsim_scenarios::{Coverage, CoverageSummary, RuntimeChoice, SWARM_RUNTIME};
 use meshsim_sim::Seed;
 use std::collections::BTreeSet;
 
@@ -18,6 +18,16 @@ impl SwarmCoverage {
     pub fn add(&mut self, runtime: &RuntimeChoice, seed: Seed) {
         if runtime.drawn && self.counted.insert(seed.value()) {
             self.coverage.add(&runtime.personality);
+        }
+    }
+
+    /// Counts the personality the swarm draws for seed `seed` if `label` is the swarm's,
+    /// for a run read back from its `--json` line (`meshsim merge`): the draw depends on the
+    /// seed alone, so it is the personality the sweep counted.
+    pub fn add_line(&mut self, label: &str, seed: u64) {
+        if label == SWARM_RUNTIME {
+            let seed = Seed::new(seed);
+            self.add(&RuntimeChoice::swarm().for_seed(seed), seed);
         }
     }
 

@@ -26,8 +26,7 @@ pub struct Summary {
     /// The seeds this output ran `[A, B)`: its shard's slice of the sweep's range.
     pub seeds: [u64; 2],
     pub sweep: SweepIdentity,
-    /// With `--runtime swarm`, the knob values the drawn personalities covered (a merge of
-    /// shards cannot join distinct-value counts, so it has none).
+    /// With `--runtime swarm`, the knob values the drawn personalities covered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// (Boxed: a summary is a variant of a merge's line type, whose other variant is small.)
     pub coverage: Option<Box<CoverageSummary>>,

@@ -154,6 +154,47 @@ fn merging_four_shards_prints_the_whole_sweep_byte_for_byte() {
     assert_eq!(from_stdin.stdout, sweeps.whole.stdout);
 }
 
+/// A swarm sweep's summary says what the drawn personalities covered; merged, its shards
+/// say the same (the merge draws each seed's personality again), in the table too.
+#[test]
+fn a_merged_swarm_sweep_keeps_its_coverage() {
+    let swarm = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "--runtime",
+            "swarm",
+            "--scenario",
+            "origin-incident",
+            "--consumer",
+            "reconciling",
+            "--dialect",
+            "v1.0",
+            "--seeds",
+            "6",
+        ];
+        args.extend(extra);
+        meshsim(&args, &[], None)
+    };
+    let shards: Vec<String> = (0..2)
+        .map(|index| {
+            let output = swarm(&["--json", "--shard", &format!("{index}/2")]);
+            let path = scratch().join(format!("swarm-shard-{index}.jsonl"));
+            std::fs::write(&path, &output.stdout).expect("write shard");
+            path.display().to_string()
+        })
+        .collect();
+    let shards: Vec<&str> = shards.iter().map(String::as_str).collect();
+    let whole = swarm(&["--json"]);
+    assert!(
+        String::from_utf8_lossy(&whole.stdout).contains(r#""coverage":{"#),
+        "the summary has the coverage"
+    );
+    assert_eq!(merge(&shards, true).stdout, whole.stdout);
+    let table = swarm(&[]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("swarm coverage: 6 personalities"));
+    assert_eq!(merge(&shards, false).stdout, table.stdout);
+}
+
 #[test]
 fn every_line_names_the_sweep_and_its_shard() {
     let shard = std::fs::read_to_string(&sweeps().shards[2]).expect("read shard");

@@ -58,7 +58,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode, String> {
         &shards.tally,
         args.json,
         &whole,
-        None,
+        shards.coverage.summary(),
         shards.cautions,
     ))
 }

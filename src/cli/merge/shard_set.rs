@@ -1,12 +1,14 @@
 //! The shards `meshsim merge` was given, read and checked: one sweep's identity throughout,
 //! every shard of it present once, and each shard's runs covering its seeds times the
 //! matrix's cells exactly once (less the runs its summary lists as could not run). The
-//! runs are tallied as the sweep tallies them; none is kept.
+//! runs are tallied as the sweep tallies them, and the swarm's coverage counted as it
+//! counts it; none is kept.
 
 use super::source::Source;
 use crate::cli::cautions::Cautions;
 use crate::cli::identity::SweepIdentity;
 use crate::cli::shard::Shard;
+use crate::cli::swarm_coverage::SwarmCoverage;
 use crate::cli::sweep_output::Summary;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{CellKey, Expect, Invariant, Scenario, Tally, Verdict};
@@ -21,6 +23,9 @@ pub struct ShardSet {
     pub tally: Tally,
     /// The cautions the shards' summaries carry (the same runtimes, so the same cautions).
     pub cautions: Cautions,
+    /// With `--runtime swarm`, the knob values the runs' personalities covered, drawn again
+    /// from their seeds (a shard's summary counts distinct values, which do not add up).
+    pub coverage: SwarmCoverage,
     /// By shard index: which source holds the shard.
     sources: BTreeMap<u64, usize>,
 }
@@ -56,6 +61,7 @@ impl ShardSet {
         let mut first: Option<(SweepIdentity, usize)> = None;
         let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
         let mut tally = Tally::default();
+        let mut coverage = SwarmCoverage::default();
         for (source_index, source) in sources.iter().enumerate() {
             let name = source.name();
             for line in source.lines()? {
@@ -91,7 +97,10 @@ impl ShardSet {
                     ));
                 }
                 match line {
-                    Line::Run(run) => part.add_run(&run, &mut tally).map_err(here)?,
+                    Line::Run(run) => {
+                        part.add_run(&run, &mut tally).map_err(here)?;
+                        coverage.add_line(&run.runtime, run.seed);
+                    }
                     Line::Summary(summary) => part.end(*summary).map_err(here)?,
                 }
             }
@@ -139,6 +148,7 @@ impl ShardSet {
             identity,
             tally,
             cautions,
+            coverage,
             sources: sources_by_shard,
         })
     }
