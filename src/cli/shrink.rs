@@ -87,16 +87,26 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         }
     }
     let personality_runs = shrink_runtime(&mut shrunk, &args, &violates);
-    let personality = (shrunk.runtime.label != spec.runtime.label)
-        .then(|| personality_file(&shrunk.runtime.personality));
-    if let (Some(file), Some(path)) = (&personality, &args.personality_out)
-        && let Err(error) = std::fs::write(path, format!("{file}\n"))
-    {
-        eprintln!(
-            "meshsim shrink: cannot write the personality to {}: {error}",
-            path.display()
-        );
-        return ExitCode::from(2);
+    let shrunk_personality = shrunk.runtime.label != spec.runtime.label;
+    let personality = shrunk_personality.then(|| personality_file(&shrunk.runtime.personality));
+    if let Some(path) = &args.personality_out {
+        // A built-in is not shrunk (it is its own reference): asked for, it is written as
+        // it is, as `replay --personality-out` writes it.
+        if !shrunk_personality {
+            eprintln!(
+                "meshsim shrink: {} is built in and kept as it is; {} holds it unchanged",
+                spec.runtime.label,
+                path.display()
+            );
+        }
+        let file = personality_file(&shrunk.runtime.personality);
+        if let Err(error) = std::fs::write(path, format!("{file}\n")) {
+            eprintln!(
+                "meshsim shrink: cannot write the personality to {}: {error}",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
     }
     let knobs = [
         knobs_off_default(&spec.runtime.personality),

@@ -367,3 +367,25 @@ fn a_printed_replay_line_pasted_into_a_shell_runs_the_same_run() {
     let again = last_json(&String::from_utf8_lossy(&output.stdout));
     assert_eq!(again["trace_hash"], run["trace_hash"], "{command}");
 }
+
+/// A built-in personality is not shrunk, but `--personality-out` still writes it (as
+/// `replay --personality-out` does), and a path that cannot be written is an error.
+#[test]
+fn shrink_writes_a_built_in_personality_when_asked_and_says_it_is_unchanged() {
+    let out = scratch("shrunk-built-in.json");
+    let _ = std::fs::remove_file(&out);
+    let mut args = SEED_7_NAIVE.to_vec();
+    args[0] = "shrink";
+    let out_text = out.to_str().unwrap();
+    args.extend(["--personality-out", out_text]);
+    let (code, _, stderr) = meshsim(&args);
+    assert_eq!(code, 1, "the shrunk run still violates: {stderr}");
+    assert!(stderr.contains("go-replaying is built in"), "{stderr}");
+    let written = std::fs::read_to_string(&out).expect("the personality is written");
+    assert!(written.contains(r#""name": "go-replaying""#), "{written}");
+    args.pop();
+    args.push("/nonexistent-directory/p.json");
+    let (code, _, stderr) = meshsim(&args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot write the personality"), "{stderr}");
+}
