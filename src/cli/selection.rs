@@ -38,11 +38,11 @@ pub struct RunArgs {
     /// Replay exactly this fault plan, given inline as JSON.
     #[arg(long, conflicts_with = "plan")]
     pub plan_json: Option<String>,
-    /// Run only the first N jobs of the scenario.
-    #[arg(long)]
+    /// Run only the first N jobs of the scenario (N at least 1).
+    #[arg(long, value_parser = at_least_one_job)]
     pub job_limit: Option<usize>,
-    /// Simulated milliseconds per step (1 to 1000). Shorter steps deliver
-    /// messages closer to their latency and cost proportionally more wall time.
+    /// Simulated milliseconds per step (1 to 50). Shorter steps deliver messages closer to
+    /// their latency; longer ones cost less but coarsen the network.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
     pub tick: Duration,
 }
@@ -76,14 +76,31 @@ impl RunArgs {
     }
 }
 
-/// `--tick-ms`: whole milliseconds from 1 to 1000.
-pub fn tick_ms(text: &str) -> Result<Duration, String> {
-    match text.parse::<u64>() {
-        Ok(ms @ 1..=1000) => Ok(Duration::from_millis(ms)),
-        Ok(_) => Err("a step is 1 to 1000 milliseconds".to_string()),
+/// `--job-limit`: a run does at least one job.
+fn at_least_one_job(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("a run does at least one job".to_string()),
+        Ok(jobs) => Ok(jobs),
         Err(error) => Err(error.to_string()),
     }
 }
+
+/// `--tick-ms`: whole milliseconds from 1 to [`LONGEST_TICK_MS`].
+pub fn tick_ms(text: &str) -> Result<Duration, String> {
+    match text.parse::<u64>() {
+        Ok(ms @ 1..=LONGEST_TICK_MS) => Ok(Duration::from_millis(ms)),
+        Ok(_) => Err(format!(
+            "a step is 1 to {LONGEST_TICK_MS} milliseconds: a longer one delays each hop of \
+             an exchange so far that the runs' timeouts, not the consumer, decide verdicts"
+        )),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The longest step: at 50 ms the default sweep meets every declared expectation; at
+/// 75 ms 2 runs miss theirs, at 100 ms 90 (a message lands at the first step after its
+/// latency, so an exchange's hops take a step each, and timeouts of 3 s start to fire).
+const LONGEST_TICK_MS: u64 = 50;
 
 /// `--tick-ms`'s default as clap takes it: [`meshsim_scenarios::DEFAULT_TICK`] (a test
 /// keeps them equal).
@@ -140,8 +157,9 @@ mod tests {
     fn the_tick_default_is_the_scenarios_default_and_bad_ticks_are_named() {
         assert_eq!(tick_ms(DEFAULT_TICK_MS), Ok(DEFAULT_TICK));
         assert_eq!(tick_ms("1"), Ok(Duration::from_millis(1)));
-        assert!(tick_ms("0").unwrap_err().contains("1 to 1000"));
-        assert!(tick_ms("1001").unwrap_err().contains("1 to 1000"));
+        assert!(tick_ms("0").unwrap_err().contains("1 to 50"));
+        assert_eq!(tick_ms("50"), Ok(Duration::from_millis(50)));
+        assert!(tick_ms("51").unwrap_err().contains("1 to 50"));
         assert!(tick_ms("ten").is_err());
     }
 

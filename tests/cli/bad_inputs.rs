@@ -107,6 +107,11 @@ const CASES: &[(&str, &str)] = &[
         "replay --seed 1 --runtime endless-work.json --consumer reconciling",
         "",
     ),
+    (
+        "replay --seed 1 --runtime python-correct --consumer naive --job-limit 0",
+        "",
+    ),
+    ("sweep --tick-ms 51", ""),
     ("sweep --runtime empty.json", ""),
     ("sweep --consumer nope", ""),
     ("sweep --dialect v9", ""),
