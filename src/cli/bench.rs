@@ -9,6 +9,7 @@
 //! it) and by the wall clock, each labelled. With `--memory-seeds N`, also the peak RSS of a
 //! child `meshsim sweep` of 1,000 seeds and of N seeds.
 
+use crate::cli::output;
 use crate::cli::selection::{DEFAULT_TICK_MS, tick_ms};
 use clap::Args;
 use meshsim_scenarios::throughput::stopwatch::Clock;
@@ -62,7 +63,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         let mut value = serde_json::to_value(&figures).unwrap_or_default();
         value["targets"] = json!({

@@ -7,6 +7,7 @@
 
 use crate::cli::cautions::{self, Cautions};
 use crate::cli::check_table;
+use crate::cli::output;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
 use crate::cli::swarm_coverage::{SwarmCoverage, coverage_line};
@@ -108,8 +109,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             spec.dialect
         );
     });
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::stdout();
     let mut coverage = SwarmCoverage::default();
     let tally = sweep.run(Some(announce), |result| {
         coverage.add(&result.spec.runtime, result.spec.seed);

@@ -53,9 +53,16 @@ impl Cli {
 
     /// Runs the subcommand, or the default sweep when there is none; its exit status.
     pub fn run(self) -> ExitCode {
-        match self.command {
+        let status = match self.command {
             Some(command) => command.run(),
             None => sweep::run_default(),
+        };
+        match output::failure() {
+            Some(error) => {
+                eprintln!("meshsim: cannot write to standard output: {error}");
+                ExitCode::FAILURE
+            }
+            None => status,
         }
     }
 }

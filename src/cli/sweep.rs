@@ -11,6 +11,7 @@
 
 use crate::cli::cautions::{self, Cautions};
 use crate::cli::identity::SweepIdentity;
+use crate::cli::output;
 use crate::cli::replay::write_timeline;
 use crate::cli::scheduler::ShardChoice;
 use crate::cli::selection::{FaultMode, SeedRange, tick_ms};
@@ -179,8 +180,7 @@ fn sweep(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::stdout();
     let mut missed = Vec::new();
     let mut coverage = SwarmCoverage::default();
     let tally = matrix.run_with(|result, expect, matched| {

@@ -1,5 +1,6 @@
 //! `meshsim` in pipes and scripts: a reader that closes stdout early gets no panic and the
-//! command keeps its exit status; `--json` writes nothing but JSON; every `--help` ends with
+//! command keeps its exit status, while output that cannot be written is an error; `--json`
+//! writes nothing but JSON; every `--help` ends with
 //! the one exit-status table; decode's unreadable input is bad input (2) wherever it comes
 //! from.
 
@@ -76,6 +77,45 @@ fn a_closed_stdout_is_no_panic_and_keeps_the_exit_status() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_eq!(output.status.code(), Some(status), "{args:?}: {stderr}");
+    }
+}
+
+/// Output that cannot be written (a full disk) is not success: the command says so and
+/// exits 1, where a reader that left (above) keeps the command's own status.
+#[test]
+fn stdout_on_a_full_disk_is_an_error_not_a_success() {
+    let cases: [&[&str]; 3] = [
+        &[
+            "sweep",
+            "--seeds",
+            "1",
+            "--scenario",
+            "origin-incident",
+            "--runtime",
+            "python-correct",
+            "--consumer",
+            "reconciling",
+            "--dialect",
+            "v1.0",
+            "--json",
+        ],
+        &["list"],
+        &["decode", CARD],
+    ];
+    for args in cases {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full opens");
+        let output = Command::new(MESHSIM)
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("meshsim runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output"),
+            "{args:?}: {stderr}"
+        );
     }
 }
 

@@ -8,6 +8,7 @@
 mod shard_set;
 mod source;
 
+use crate::cli::output;
 use crate::cli::sweep_output::{finish, set_identity};
 use clap::Args;
 use shard_set::ShardSet;
@@ -42,8 +43,7 @@ fn merge(args: &MergeArgs) -> Result<ExitCode, String> {
     let sources = Source::open_all(&args.files)?;
     let shards = ShardSet::read(&sources)?;
     let whole = shards.identity.whole();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::stdout();
     if args.json {
         for (index, source) in shards.in_order() {
             for line in sources[source].run_lines_of_shard(index)? {
