@@ -159,6 +159,7 @@ mod tests {
                 state_transition_history: Some(false),
             },
             binding: Binding::JsonRpc,
+            endpoint_answered: true,
             task_id: Some("t-1".to_string()),
             first_turn: vec![
                 TaskState::Submitted,

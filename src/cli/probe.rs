@@ -71,19 +71,27 @@ pub fn run(args: ProbeArgs) -> ExitCode {
         }
     }
     match measured {
-        Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
-            Ok(json) => {
-                output::print_line(&json);
-                ExitCode::SUCCESS
+        Ok(report) => {
+            if args.json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(json) => output::print_line(&json),
+                    Err(error) => {
+                        eprintln!("meshsim probe: cannot print the report: {error}");
+                        return ExitCode::from(1);
+                    }
+                }
+            } else {
+                output::print(&render(&report));
             }
-            Err(error) => {
-                eprintln!("meshsim probe: cannot print the report: {error}");
+            if report.endpoint_answered {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "meshsim probe: the agent's Card was read, but the endpoint it names did \
+                     not answer (see the notes): nothing was measured"
+                );
                 ExitCode::from(1)
             }
-        },
-        Ok(report) => {
-            output::print(&render(&report));
-            ExitCode::SUCCESS
         }
         Err(error @ ClientError::Url { .. }) => {
             eprintln!("meshsim probe: {error}");

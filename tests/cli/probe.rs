@@ -177,6 +177,38 @@ fn a_bad_url_exits_2_and_an_absent_agent_exits_1() {
     );
 }
 
+/// An agent whose Card is served but whose endpoint does not answer measured nothing: the
+/// report says why in its notes, and the exit status is 1, not success.
+#[test]
+fn a_card_whose_endpoint_does_not_answer_exits_1_after_the_report() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let card = include_str!("../../protocol/tests/vectors/v1.0/card.json")
+        .replace("https://georoute-agent.example.com/a2a/v1", &endpoint);
+    let cards = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", cards.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in cards.incoming() {
+            let mut stream = stream.unwrap();
+            let mut head = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            while reader.read_line(&mut head).is_ok_and(|read| read > 2) {}
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{card}",
+                card.len()
+            );
+            std::io::Write::write_all(&mut stream, answer.as_bytes()).unwrap();
+        }
+    });
+    let output = probe(&[&url, "--timeout-s", "2"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("streaming send failed"), "{stdout}");
+    assert!(stderr.contains("did not answer"), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+}
+
 /// `meshsim serve` of a personality file serving only HTTP+JSON says so, and `meshsim probe`
 /// speaks HTTP+JSON to it (the only binding its Card offers), says so, and measures the
 /// spec-correct profile; the personality it writes serves HTTP+JSON alone again.

@@ -94,6 +94,9 @@ pub struct ProbeReport {
     pub card: CardClaims,
     /// The binding the probe spoke: the first of the Card's that the client speaks.
     pub binding: Binding,
+    /// Whether the endpoint the Card names answered the first turn at all: false when the
+    /// probe could not connect to it, the connection failed, or no answer came in time.
+    pub endpoint_answered: bool,
     /// The task the probe started, if the agent named one.
     pub task_id: Option<String>,
     /// The states the first turn went through, in order.

@@ -23,6 +23,7 @@ pub async fn probe<C: Connector>(
         url: url.to_string(),
         card: CardClaims::of(client.card(), client.dialect()),
         binding: client.binding(),
+        endpoint_answered: false,
         task_id: None,
         first_turn: Vec::new(),
         reached_input_required: false,
@@ -109,12 +110,19 @@ impl<C: Connector> Probe<'_, C> {
         let stream = match self.client.stream_message(message).await {
             Ok(stream) => stream,
             Err(error) => {
+                self.report.endpoint_answered = !matches!(
+                    error,
+                    ClientError::Connect { .. }
+                        | ClientError::Transport(_)
+                        | ClientError::Timeout { .. }
+                );
                 self.report
                     .notes
                     .push(format!("streaming send failed: {error}"));
                 return None;
             }
         };
+        self.report.endpoint_answered = true;
         let seen = self.read_stream(stream, true).await;
         self.report.first_turn = seen.states.clone();
         self.report.reached_input_required = seen.states.last() == Some(&TaskState::InputRequired);
