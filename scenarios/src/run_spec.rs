@@ -6,7 +6,7 @@ use crate::runtime_swarm::{self, SWARM_RUNTIME};
 use crate::scenario::Scenario;
 use crate::shell_word;
 use meshsim_protocol::Dialect;
-use meshsim_runtimes::{Behaviour, Knobs, Personality};
+use meshsim_runtimes::{Behaviour, Knobs, Personality, PersonalityError};
 use meshsim_sim::{FaultPlan, Seed};
 use std::fmt;
 use std::sync::Arc;
@@ -46,7 +46,12 @@ impl RuntimeChoice {
         }
         meshsim_runtimes::resolve(name_or_path)
             .map(|personality| RuntimeChoice::named(name_or_path, personality))
-            .map_err(|error| error.to_string())
+            .map_err(|error| match error {
+                PersonalityError::Unknown { .. } => {
+                    format!("{error}; or `{SWARM_RUNTIME}`, a personality each seed draws")
+                }
+                error => error.to_string(),
+            })
     }
 
     /// `personality` under `label` (what replay commands name it by).

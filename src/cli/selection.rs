@@ -20,7 +20,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "origin-incident")]
     pub scenario: Scenario,
     /// A built-in runtime personality, the path of a personality file, or `swarm` (the
-    /// personality the seed draws from the knob space; replay prints it as a file).
+    /// personality the seed draws from the knob space, printed as a file).
     #[arg(long)]
     pub runtime: String,
     /// `naive` or `reconciling`.
