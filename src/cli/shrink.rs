@@ -88,7 +88,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     }
     let personality_runs = shrink_runtime(&mut shrunk, &args, &violates);
     let shrunk_personality = shrunk.runtime.label != spec.runtime.label;
-    let personality = shrunk_personality.then(|| personality_file(&shrunk.runtime.personality));
+    let file = personality_file(&shrunk.runtime.personality);
     if let Some(path) = &args.personality_out {
         // A built-in is not shrunk (it is its own reference): asked for, it is written as
         // it is, as `replay --personality-out` writes it.
@@ -99,7 +99,6 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
                 path.display()
             );
         }
-        let file = personality_file(&shrunk.runtime.personality);
         if let Err(error) = std::fs::write(path, format!("{file}\n")) {
             eprintln!(
                 "meshsim shrink: cannot write the personality to {}: {error}",
@@ -134,9 +133,11 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         cautions::add_to(&mut report, &cautions);
         output::print_line(&report.to_string());
     } else {
-        let personality = personality.map_or(String::new(), |file| {
+        let personality = if shrunk_personality {
             format!("personality ({}):\n{file}\n", shrunk.runtime.label)
-        });
+        } else {
+            String::new()
+        };
         output::print(&format!(
             "shrunk {target}: {} fault(s) -> {faults}, {jobs} job(s) -> {jobs_after}, {} knob(s) off default -> {} ({runs} runs)\n\
              plan: {compact}\n{personality}replay: {replay}\n",
