@@ -121,19 +121,24 @@
 pub mod prelude {
     pub use meshsim_consumer::artifact_text;
     pub use meshsim_consumer::{
-        A2aClient, BoxFuture, ClientConfig, ClientError, Consumer, Deadlines, IdSource, Job,
-        JobReport, NaiveConsumer, Outcome, ReconcilingConfig, ReconcilingConsumer, Report,
+        A2aClient, BoxFuture, ClientConfig, ClientError, Connector, Consumer, Deadlines,
+        EventStream, IdSource, Job, JobReport, NaiveConsumer, Outcome, ReconcilingConfig,
+        ReconcilingConsumer, Report, TcpConnector,
     };
-    pub use meshsim_protocol::{Dialect, Message, RpcResult, StreamEvent, Task, TaskState};
+    pub use meshsim_protocol::{
+        AgentCard, Dialect, Message, Method, RpcResult, StreamEvent, Task, TaskState,
+    };
     /// A runtime behaviour in Rust: implement [`Behaviour`] (each decision defaults to the
     /// [`Personality`]'s knobs) and register it with [`RuntimeChoice::with_behaviour`].
     pub use meshsim_runtimes::{
         Behaviour, BusyFollowUp, CancelOutcome, FollowUp, Knobs, Personality, Reaping, Resubscribe,
         TaskFacts, UnknownTask,
     };
+    /// What a sweep returns: [`SweepOutcome`] holds the [`Tally`] by cell and each
+    /// [`RunResult`] that missed its [`Expect`]ation.
     pub use meshsim_scenarios::{
-        ConsumerChoice, Faults, Invariant, Matrix, RuntimeChoice, Scenario, SweepOutcome, Verdict,
-        sim_client,
+        ConsumerChoice, Expect, Faults, Invariant, Matrix, RunResult, RuntimeChoice, Scenario,
+        SweepOutcome, Tally, Verdict, sim_client,
     };
     /// The simulation's connector, which every consumer factory is given.
     pub use meshsim_sim::TurmoilConnector as SimConnector;
