@@ -58,5 +58,5 @@ pub use runtime_swarm::SWARM_RUNTIME;
 pub use scenario::{AgentSpec, JobSpec, Layout, Scenario};
 pub use sweep_outcome::SweepOutcome;
 pub use tally::{CellKey, CellTally, Tally};
-pub use test_caller::TestCaller;
+pub use test_caller::{TestCaller, TestTarget};
 pub use test_env::{TestEnv, parse_seed_range};

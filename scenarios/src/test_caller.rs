@@ -15,28 +15,85 @@ pub struct TestCaller {
     pub source: Option<PathBuf>,
     /// The test function, from the name libtest gives its thread.
     pub test: Option<String>,
-    /// The test binary (`--test NAME`).
-    pub binary: Option<String>,
+    /// The cargo target the test is in: `--lib`, or `--test NAME` (its name as cargo
+    /// knows it, hyphens kept).
+    pub target: Option<TestTarget>,
     /// The package (`-p NAME`), which cargo sets while it runs tests.
     pub package: Option<String>,
     /// Where `target/meshsim/` goes.
     pub target_dir: Option<PathBuf>,
 }
 
+/// A cargo test target, as `cargo test` selects it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TestTarget {
+    /// The library's unit tests (`--lib`).
+    Lib,
+    /// An integration test (`--test NAME`).
+    Test(String),
+}
+
+impl TestTarget {
+    /// The target whose test binary is `binary` (cargo's file name: the target's name with
+    /// `-` as `_`, then `-HASH`), called from the source file `file`: a file under `tests/`
+    /// is the integration test named by the file or folder there (`tests/my-sweep.rs`,
+    /// `tests/my-sweep/main.rs`), one under `src/` the library of `package`. A target
+    /// named in `Cargo.toml` otherwise is taken by its binary's name.
+    fn of(binary: &str, file: &str, package: Option<&str>) -> TestTarget {
+        let crate_name = binary
+            .rsplit_once('-')
+            .filter(|(_, hash)| hash.chars().all(|c| c.is_ascii_hexdigit()))
+            .map_or(binary, |(name, _)| name);
+        let components: Vec<&str> = Path::new(file)
+            .components()
+            .filter_map(|component| component.as_os_str().to_str())
+            .collect();
+        let under = |folder: &str| {
+            components
+                .iter()
+                .position(|component| *component == folder)
+                .and_then(|at| components.get(at + 1))
+        };
+        if let Some(entry) = under("tests") {
+            let name = entry.strip_suffix(".rs").unwrap_or(entry);
+            if name.replace('-', "_") == crate_name {
+                return TestTarget::Test(name.to_string());
+            }
+        }
+        let library = package.is_some_and(|package| package.replace('-', "_") == crate_name);
+        if library && under("src").is_some() {
+            return TestTarget::Lib;
+        }
+        TestTarget::Test(crate_name.to_string())
+    }
+
+    /// The `cargo test` arguments that select it.
+    fn selector(&self) -> String {
+        match self {
+            TestTarget::Lib => "--lib".to_string(),
+            TestTarget::Test(name) => format!("--test {name}"),
+        }
+    }
+
+    /// The folder under `target/meshsim/` its runs' files go to.
+    fn folder(&self) -> &str {
+        match self {
+            TestTarget::Lib => "lib",
+            TestTarget::Test(name) => name,
+        }
+    }
+}
+
 impl TestCaller {
     /// The test around `location` (the caller of `Matrix::run`).
     pub fn here(location: &Location<'_>) -> Self {
         let exe = std::env::current_exe().ok();
-        let binary = exe
+        let package = std::env::var("CARGO_PKG_NAME").ok();
+        let target = exe
             .as_deref()
             .and_then(Path::file_stem)
             .and_then(|stem| stem.to_str())
-            .map(|stem| match stem.rsplit_once('-') {
-                // cargo names test binaries NAME-HASH.
-                Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name,
-                _ => stem,
-            })
-            .map(str::to_string);
+            .map(|binary| TestTarget::of(binary, location.file(), package.as_deref()));
         let target_dir = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
             .or_else(|| {
@@ -52,8 +109,8 @@ impl TestCaller {
         TestCaller {
             source: source_file(location.file()),
             test,
-            binary,
-            package: std::env::var("CARGO_PKG_NAME").ok(),
+            target,
+            package,
             target_dir,
         }
     }
@@ -71,8 +128,8 @@ impl TestCaller {
         if let Some(package) = &self.package {
             line.push_str(&format!(" -p {package}"));
         }
-        if let Some(binary) = &self.binary {
-            line.push_str(&format!(" --test {binary}"));
+        if let Some(target) = &self.target {
+            line.push_str(&format!(" {}", target.selector()));
         }
         match &self.test {
             Some(test) => line.push_str(&format!(" {test} -- --exact --include-ignored")),
@@ -88,7 +145,7 @@ impl TestCaller {
             .target_dir
             .as_ref()?
             .join("meshsim")
-            .join(self.binary.as_deref().unwrap_or("tests"))
+            .join(self.target.as_ref().map_or("tests", TestTarget::folder))
             .join(self.test.as_deref().unwrap_or("test").replace("::", "-"));
         let stem: String = format!(
             "seed-{}-{}-{}-{}-{}",
@@ -126,4 +183,30 @@ fn source_file(file: &str) -> Option<PathBuf> {
         .ancestors()
         .map(|dir| dir.join(path))
         .find(|candidate| candidate.exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestTarget;
+
+    #[test]
+    fn the_target_is_named_as_cargo_test_selects_it() {
+        let of = |binary, file| TestTarget::of(binary, file, Some("my-consumer"));
+        let test = |name: &str| TestTarget::Test(name.to_string());
+        assert_eq!(of("mine-0123abcd", "tests/mine.rs"), test("mine"));
+        assert_eq!(
+            of("my_sweep-0123abcd", "tests/my-sweep.rs"),
+            test("my-sweep")
+        );
+        assert_eq!(of("cli-0123abcd", "tests/cli/merge.rs"), test("cli"));
+        assert_eq!(of("my_consumer-0123abcd", "src/lib.rs"), TestTarget::Lib);
+        assert_eq!(
+            of("my_consumer-0123abcd", "src/sweep/mod.rs"),
+            TestTarget::Lib
+        );
+        // A target named in Cargo.toml: its binary's name is all there is to go by.
+        assert_eq!(of("custom-0123abcd", "checks/run.rs"), test("custom"));
+        assert_eq!(TestTarget::Lib.selector(), "--lib");
+        assert_eq!(test("my-sweep").selector(), "--test my-sweep");
+    }
 }

@@ -241,6 +241,11 @@ fn assert_reported(outcome: &SweepOutcome, violation: &Violation, result: &RunRe
         result.spec.scenario
     );
     assert!(report.contains(&rerun), "{rerun}\nmissing from\n{report}");
+    // This test's target, as `cargo test` selects it (tests/matrix/main.rs).
+    assert!(
+        report.contains("cargo test -p a2a-meshsim --test matrix "),
+        "{report}"
+    );
 }
 
 /// What a user's test does with the outcome: `assert_expectations` panics with the report.
