@@ -67,6 +67,38 @@ fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
     assert!(report.contains("no-double-apply"), "{report}");
 }
 
+/// A consumer that panics.
+struct Panics;
+
+impl Consumer for Panics {
+    fn name(&self) -> &str {
+        "panics"
+    }
+
+    fn run(&self, _job: Job) -> BoxFuture<'_, JobReport> {
+        Box::pin(async { panic!("my consumer blew up") })
+    }
+}
+
+/// A consumer that panics is reported as having panicked, with its message, not as a job
+/// that ran out of time.
+#[test]
+fn a_consumer_that_panics_is_named_as_panicking() {
+    let outcome = Matrix::for_consumer(ConsumerChoice::custom("panics", |_, _| Panics))
+        .runtimes(["python-correct"])
+        .scenarios([Scenario::OriginIncident])
+        .dialects([Dialect::V1_0])
+        .faults([Faults::None])
+        .seeds(0..1)
+        .threads(1)
+        .run();
+    let report = outcome.report();
+    assert!(
+        report.contains("the consumer ended before the job did: panicked: my consumer blew up"),
+        "{report}"
+    );
+}
+
 /// A runtime behaviour written in Rust: its knobs (the spec-correct default personality)
 /// say a resubscribe resumes and a follow-up resumes in place, but, as the origin
 /// incident's go-replaying did, it replays the task's whole history on a resubscribe and

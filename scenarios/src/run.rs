@@ -10,8 +10,8 @@ use meshsim_consumer::{Job, JobReport};
 use meshsim_runtimes::{Behaviour, GroundTruth, Knobs, Runtime, TaskTruth};
 use meshsim_sim::seed_names;
 use meshsim_sim::{
-    FaultKind, FaultPlan, RunConfig, RunError, Runner, SimListener, Swarm, SwarmSpace, Trace,
-    TurmoilConnector, epoch, serve, sim_clock,
+    FaultKind, FaultPlan, NodeOutcome, RunConfig, RunError, Runner, SimListener, Swarm, SwarmSpace,
+    Trace, TurmoilConnector, epoch, serve, sim_clock,
 };
 use serde::Serialize;
 use std::cell::RefCell;
@@ -143,12 +143,22 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
         .iter()
         .map(|agent| (agent.host.clone(), agent.personality.clone()))
         .collect();
+    let consumer_failure = match run
+        .record
+        .nodes
+        .get(CONSUMER_HOST)
+        .map(|node| &node.outcome)
+    {
+        Some(NodeOutcome::Err { error }) => Some(error.as_str()),
+        _ => None,
+    };
     let judgement = oracle::judge(&Evidence {
         jobs: &job_runs,
         truths: &truths,
         profiles: &profiles,
         personalities: &personalities,
         converged: run.record.converged,
+        consumer_failure,
         end: Duration::from_millis(run.record.elapsed_ms),
         faults_end: if plan.faults.is_empty() {
             Duration::ZERO

@@ -296,6 +296,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         profiles: &BTreeMap::new(),
         personalities: &personalities,
         converged: true,
+        consumer_failure: None,
         end,
         faults_end: Duration::ZERO,
         trace: &empty_trace,

@@ -28,6 +28,9 @@ pub struct Evidence<'a> {
     pub personalities: &'a BTreeMap<String, Personality>,
     /// Whether every client finished within the liveness bound.
     pub converged: bool,
+    /// How the consumer's own software failed, if it did (it returned an error or
+    /// panicked): the jobs it left without a report did not merely run out of time.
+    pub consumer_failure: Option<&'a str>,
     /// Simulated time at the end of the run.
     pub end: Duration,
     /// When the run's faults were over (the heal at the chaos phase's end), zero for a run

@@ -14,7 +14,10 @@ pub(super) fn liveness(
 ) {
     for run in evidence.jobs {
         let problem = match &run.report {
-            None => Some("the job did not finish within the liveness bound".to_string()),
+            None => Some(match evidence.consumer_failure {
+                Some(failure) => format!("the consumer ended before the job did: {failure}"),
+                None => "the job did not finish within the liveness bound".to_string(),
+            }),
             Some(report) => match &report.outcome {
                 Outcome::GaveUp { reason } => {
                     let found = evidence
