@@ -10,12 +10,13 @@ use crate::cli::check_table;
 use crate::cli::output;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
+use crate::cli::stop_signal;
 use crate::cli::swarm_coverage::{SwarmCoverage, coverage_line};
 use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::check::AnnounceRun;
 use meshsim_scenarios::check::{
-    CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, timeline,
+    CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, SweepStopped, timeline,
 };
 use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
@@ -111,7 +112,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     });
     let mut out = output::stdout();
     let mut coverage = SwarmCoverage::default();
-    let tally = sweep.run(Some(announce), |result| {
+    let tally = sweep.run(Some(announce), stop_signal::signal(), |result| {
         coverage.add(&result.spec.runtime, result.spec.seed);
         let personality_file = keep_drawn_personality(result);
         if json {
@@ -130,9 +131,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
     });
     let tally = match tally {
         Ok(tally) => tally,
-        Err(problem) => {
-            eprintln!("meshsim check: {problem}");
-            return ExitCode::from(2);
+        Err(stopped) => {
+            eprintln!("meshsim check: {stopped}");
+            return match stopped {
+                SweepStopped::Setup(_) => ExitCode::from(2),
+                SweepStopped::Stopped(_) => ExitCode::FAILURE,
+            };
         }
     };
     let coverage = coverage.summary();

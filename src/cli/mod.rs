@@ -20,6 +20,7 @@ mod selection;
 mod serve;
 mod shard;
 mod shrink;
+mod stop_signal;
 mod swarm_coverage;
 mod sweep;
 mod sweep_output;

@@ -522,3 +522,62 @@ fn the_js_naive_example_gets_the_python_examples_verdicts() {
     assert_eq!(js_code, *py_code);
     assert_eq!(verdicts(&js_runs), verdicts(py_runs));
 }
+
+/// A check stopped by SIGTERM takes its programs with it: the program still running (a
+/// sleeper) is killed, not left behind, and check exits 1 saying why.
+#[test]
+fn a_check_stopped_by_a_signal_kills_the_programs_it_started() {
+    let dir = std::env::temp_dir().join(format!("meshsim-check-stopped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let pid_file = dir.join("program.pid");
+    let mut check = Command::new(env!("CARGO_BIN_EXE_meshsim"))
+        .args([
+            "check",
+            "--scenario",
+            "origin-incident",
+            "--runtime",
+            "python-correct",
+        ])
+        .args(["--seeds", "1", "--workdir"])
+        .arg(dir.join("work"))
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "echo $$ > \"$0.part\" && mv \"$0.part\" \"$0\" && exec sleep 300",
+        ])
+        .arg(&pid_file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("meshsim check starts");
+    // The program says it runs by writing its pid; it then sleeps far beyond this test.
+    let program = loop {
+        if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+            break pid.trim().to_string();
+        }
+        assert!(
+            check.try_wait().expect("check runs").is_none(),
+            "check ended first"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let signalled = Command::new("kill")
+        .args(["-TERM", &check.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(signalled.success());
+    let output = check.wait_with_output().expect("check ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    // Killed with its group before check exited: at most a zombie until init reaps it.
+    let alive = std::fs::read_to_string(format!("/proc/{program}/stat")).is_ok_and(|stat| {
+        !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z'))
+    });
+    assert!(!alive, "the program {program} outlived check");
+    let _ = std::fs::remove_dir_all(&dir);
+}

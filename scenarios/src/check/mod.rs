@@ -21,4 +21,4 @@ pub use faults::{Strike, Trigger};
 pub use program::{Ending, Program};
 pub use proxy::Exchange;
 pub use run::{CheckResult, CheckSpec, CheckVerdict, JobCheck, check};
-pub use sweep::{AnnounceRun, CheckCell, CheckSweep, CheckTally};
+pub use sweep::{AnnounceRun, CheckCell, CheckSweep, CheckTally, SweepStopped};

@@ -5,10 +5,12 @@
 use super::contract::Order;
 use crate::shell_word;
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// How often a running program is looked at (it has no async wait without tokio's
@@ -113,6 +115,7 @@ pub async fn run(program: &Program, order: &Order, log: &Path, bound: Duration) 
         }
     };
     let group = child.id();
+    live_groups().insert(group);
     let started = tokio::time::Instant::now(); // wall-clock-ok: a real program's bound
     let ending = loop {
         match child.try_wait() {
@@ -141,7 +144,22 @@ pub async fn run(program: &Program, order: &Order, log: &Path, bound: Duration) 
     };
     // Whatever the program left running in its group goes with it.
     kill_group(group);
+    live_groups().remove(&group);
     ending
+}
+
+/// The process groups of the programs running now.
+fn live_groups() -> MutexGuard<'static, BTreeSet<u32>> {
+    static LIVE: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Kills every program running now, with whatever it started in its group: for a check
+/// that is stopped before its runs end, so that none outlives it.
+pub fn kill_every_program() {
+    for group in std::mem::take(&mut *live_groups()) {
+        kill_group(group);
+    }
 }
 
 /// Kills every process of the group `group` (a program's, made with `process_group(0)`).

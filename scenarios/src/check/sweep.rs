@@ -2,7 +2,7 @@
 //! `jobs` at once (each run on its own loopback ports), results handed over in order.
 
 use super::faults::Strike;
-use super::program::Program;
+use super::program::{self, Program};
 use super::run::{CheckResult, CheckSpec, CheckVerdict, check};
 use crate::run_spec::RuntimeChoice;
 use crate::scenario::Scenario;
@@ -34,6 +34,18 @@ pub struct CheckSweep {
     pub name: String,
     pub bound: Duration,
     pub workdir: PathBuf,
+}
+
+/// Why a sweep ended without its tally.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SweepStopped {
+    /// It could not start (its work directory, its async runtime).
+    #[error("{0}")]
+    Setup(String),
+    /// It was stopped (by a signal, named) before its runs ended; every program still
+    /// running was killed with its process group.
+    #[error("stopped by {0}: every program still running was killed with its process group")]
+    Stopped(&'static str),
 }
 
 /// The outcome of a sweep.
@@ -141,23 +153,29 @@ impl CheckSweep {
     }
 
     /// Runs every check, `jobs` at once, handing each result to `each` in order;
-    /// `announce` hears faults as they strike.
+    /// `announce` hears faults as they strike. If `stop` resolves first (with why: a
+    /// signal's name), every program still running is killed with its process group and
+    /// the sweep ends with an error saying so.
     pub fn run(
         &self,
         announce: Option<AnnounceRun>,
+        stop: impl Future<Output = &'static str>,
         mut each: impl FnMut(&CheckResult),
-    ) -> Result<CheckTally, String> {
-        std::fs::create_dir_all(&self.workdir)
-            .map_err(|error| format!("cannot create {}: {error}", self.workdir.display()))?;
+    ) -> Result<CheckTally, SweepStopped> {
+        std::fs::create_dir_all(&self.workdir).map_err(|error| {
+            SweepStopped::Setup(format!("cannot create {}: {error}", self.workdir.display()))
+        })?;
         let executor = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
-            .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+            .map_err(|error| {
+                SweepStopped::Setup(format!("cannot start the async runtime: {error}"))
+            })?;
         let specs = self.specs();
         let started = Instant::now(); // wall-clock-ok: runs per second of real runs
         let mut tally = CheckTally::default();
         let mut previous: Option<CheckResult> = None;
-        executor.block_on(async {
+        let stopped = executor.block_on(async {
             let mut results = futures_util::stream::iter(specs.iter())
                 .map(|spec| {
                     let announce = announce.clone().map(|announce| {
@@ -168,7 +186,12 @@ impl CheckSweep {
                     async move { (spec, check(spec, announce).await) }
                 })
                 .buffered(self.jobs.max(1));
-            while let Some((spec, result)) = results.next().await {
+            let mut stop = std::pin::pin!(stop);
+            while let Some((spec, result)) = tokio::select! {
+                biased;
+                why = &mut stop => return Some(why),
+                next = results.next() => next,
+            } {
                 let result = match result {
                     Ok(result) => result,
                     Err(error) => {
@@ -184,14 +207,23 @@ impl CheckSweep {
                     && result.spec.repetition > 0
                     && (earlier.verdict != result.verdict || earlier.strikes != result.strikes)
                 {
-                    tally.unstable.push(result.spec.rerun_command());
+                    let rerun = result.spec.rerun_command();
+                    if !tally.unstable.contains(&rerun) {
+                        tally.unstable.push(rerun);
+                    }
                 }
                 if result.verdict == CheckVerdict::Holds {
                     result.forget_files();
                 }
                 previous = Some(result);
             }
+            None
         });
+        if let Some(why) = stopped {
+            program::kill_every_program();
+            executor.shutdown_background();
+            return Err(SweepStopped::Stopped(why));
+        }
         executor.shutdown_background();
         tally.runs_per_sec = tally.runs as f64 / started.elapsed().as_secs_f64().max(1e-9);
         Ok(tally)

@@ -7,6 +7,7 @@
 
 mod shutdown;
 
+use crate::cli::stop_signal;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use clap::Args;
@@ -185,7 +186,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let _ = writeln!(stdout, "bindings: {}", bindings.join(", "));
         let signal = tokio::select! {
             biased;
-            signal = shutdown::signal() => signal,
+            signal = stop_signal::signal() => signal,
             _ = serve_with(listener, guard.router(), options) => "end of listener",
         };
         // The listener is closed; streams end now, answers in flight get the grace period.

@@ -5,37 +5,6 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-/// Resolves with the signal's name when SIGINT (Ctrl-C) or SIGTERM arrives. A signal that
-/// cannot be watched is never reported.
-pub async fn signal() -> &'static str {
-    let interrupt = async {
-        match tokio::signal::ctrl_c().await {
-            Ok(()) => "SIGINT",
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let terminate = async {
-            match signal(SignalKind::terminate()) {
-                Ok(mut terminate) => {
-                    terminate.recv().await;
-                    "SIGTERM"
-                }
-                Err(_) => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            name = interrupt => name,
-            name = terminate => name,
-        }
-    }
-    #[cfg(not(unix))]
-    interrupt.await
-}
-
 /// Waits until nothing is in flight or `grace` has passed; how many were still in flight.
 pub async fn drain(in_flight: &AtomicUsize, grace: Duration) -> usize {
     let deadline = tokio::time::Instant::now() + grace;

@@ -23,13 +23,28 @@ pub struct Agent {
     pub(super) generation: watch::Sender<u64>,
 }
 
-/// A runtime instance: its router and the tokio runtime its tasks run on.
+/// A runtime instance: its router and the tokio runtime its tasks run on, shut down in
+/// the background when the instance goes (a runtime dropped on another runtime's thread, as
+/// when a stopped check drops its runs, would panic).
 pub(super) struct Instance {
     pub(super) router: Router,
-    pub(super) executor: tokio::runtime::Runtime,
+    executor: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if let Some(executor) = self.executor.take() {
+            executor.shutdown_background();
+        }
+    }
 }
 
 impl Instance {
+    /// The handle of the runtime the instance's tasks run on.
+    pub(super) fn handle(&self) -> Option<&tokio::runtime::Handle> {
+        self.executor.as_ref().map(tokio::runtime::Runtime::handle)
+    }
+
     fn start(runtime: &Runtime) -> io::Result<Instance> {
         let executor = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -41,7 +56,10 @@ impl Instance {
             let _entered = executor.enter();
             runtime.router()
         };
-        Ok(Instance { router, executor })
+        Ok(Instance {
+            router,
+            executor: Some(executor),
+        })
     }
 }
 
@@ -76,9 +94,7 @@ impl Agent {
     /// later requests are cut short.
     pub fn stop(&self) {
         self.generation.send_modify(|generation| *generation += 1);
-        if let Some(old) = lock(&self.instance).take() {
-            old.executor.shutdown_background();
-        }
+        drop(lock(&self.instance).take());
     }
 
     pub(super) fn strike(&self, trigger: Trigger, request: u32, event: Option<u32>) {
@@ -96,9 +112,7 @@ impl Agent {
         match Instance::start(&self.runtime) {
             Ok(instance) => {
                 let old = lock(&self.instance).replace(instance);
-                if let Some(old) = old {
-                    old.executor.shutdown_background();
-                }
+                drop(old);
             }
             Err(error) => tracing::warn!(
                 target: "meshsim::check",

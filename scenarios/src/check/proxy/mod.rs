@@ -50,7 +50,7 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
     };
     let current = lock(&agent.instance)
         .as_ref()
-        .map(|instance| (instance.router.clone(), instance.executor.handle().clone()));
+        .and_then(|instance| Some((instance.router.clone(), instance.handle()?.clone())));
     let exchange = |end: &str, streamed: bool| Exchange {
         agent: agent.host.clone(),
         call,
