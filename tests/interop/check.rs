@@ -148,6 +148,10 @@ esac"#,
     assert_eq!(verdict(2), "program-failed");
     assert_eq!(program(2)["ended"], "timed-out");
     assert_eq!(program(2)["bound_ms"], 3000);
+    // Each of the three already has its verdict: none is also said to have run out of time.
+    for run in &runs[..3] {
+        assert_eq!(run["violations"], serde_json::json!([]), "{run:#}");
+    }
 
     assert_eq!(verdict(3), "holds", "{:#}", runs[3]);
     assert_eq!(summary["summary"]["holds"], 1);
