@@ -166,6 +166,25 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
+/// A directory of check's own under `temp` (the system's temporary directory), made here:
+/// one that exists already (another run's, or a link someone left at the name) is never
+/// used.
+fn fresh_workdir(temp: &Path) -> Result<PathBuf, String> {
+    for attempt in 0..100 {
+        let dir = temp.join(format!("meshsim-check-{}-{attempt}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(format!("cannot create {}: {error}", dir.display())),
+        }
+    }
+    Err(format!(
+        "no fresh work directory under {}: meshsim-check-{}-0 to -99 all exist",
+        temp.display(),
+        std::process::id()
+    ))
+}
+
 /// `items` in their order, each the first time only.
 fn once_each<T: Ord + Copy>(items: &[T]) -> Vec<T> {
     let mut seen = BTreeSet::new();
@@ -218,9 +237,10 @@ fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
         command: command.clone(),
         args: rest.to_vec(),
     };
-    let workdir = args.workdir.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("meshsim-check-{}", std::process::id()))
-    });
+    let workdir = match &args.workdir {
+        Some(workdir) => workdir.clone(),
+        None => fresh_workdir(&std::env::temp_dir())?,
+    };
     let sweep = CheckSweep {
         runtimes,
         scenarios,
@@ -335,4 +355,25 @@ fn summary_json(
     }
     cautions::add_to(&mut summary, cautions);
     json!({ "summary": summary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_work_directory_is_made_fresh_never_one_that_exists_or_a_link() {
+        let temp = std::env::temp_dir().join(format!("meshsim-fresh-{}", std::process::id()));
+        let elsewhere = temp.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let first = temp.join(format!("meshsim-check-{}-0", std::process::id()));
+        std::os::unix::fs::symlink(&elsewhere, &first).unwrap();
+        let made = fresh_workdir(&temp).unwrap();
+        assert_eq!(
+            made,
+            temp.join(format!("meshsim-check-{}-1", std::process::id()))
+        );
+        assert!(made.is_dir() && !made.is_symlink());
+        std::fs::remove_dir_all(&temp).unwrap();
+    }
 }

@@ -39,45 +39,69 @@ pub struct CheckSpec {
     pub bound: Duration,
     /// Which repetition of this run it is (from 0; `--repeat`).
     pub repetition: u32,
+    /// How many times the run is made (`--repeat`).
+    pub repeat: u32,
     /// Where reports and logs are written.
     pub workdir: PathBuf,
 }
 
 impl CheckSpec {
-    /// The `meshsim check` command that runs this (seed, scenario, runtime, dialect) again.
+    /// The `meshsim check` command that runs this (seed, scenario, runtime, dialect) again,
+    /// as often and under the name it was run with.
     pub fn rerun_command(&self) -> String {
-        format!(
-            "meshsim check --runtime {} --scenario {} --dialect {} --seed-range {}..{} --timeout-secs {} -- {}",
+        let mut command = format!(
+            "meshsim check --runtime {} --scenario {} --dialect {} --seed-range {}..{} --timeout-secs {}",
             shell_word::quote(&self.runtime.label),
             self.scenario,
             self.dialect,
             self.seed.value(),
             self.seed.value() + 1,
             self.bound.as_secs(),
-            self.program.shell_words()
-        )
+        );
+        if self.repeat > 1 {
+            command.push_str(&format!(" --repeat {}", self.repeat));
+        }
+        if self.name != self.program.name() {
+            command.push_str(&format!(" --name {}", shell_word::quote(&self.name)));
+        }
+        command + " -- " + &self.program.shell_words()
     }
 
-    /// A file-name-safe stem naming this run.
+    /// A file-name-safe stem naming this run. A runtime label with characters a file name
+    /// cannot keep also gets a hash of the label, so that two labels written alike (`a b`
+    /// and `a_b`) name different files.
     pub fn stem(&self) -> String {
-        let name = format!(
-            "{}-{}-{}-seed{}-r{}",
+        let safe = |text: &str| -> String {
+            text.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        let label = &self.runtime.label;
+        let runtime = match safe(label) {
+            kept if kept == *label => kept,
+            changed => format!("{changed}-{:016x}", fnv1a(label.as_bytes())),
+        };
+        safe(&format!(
+            "{}-{runtime}-{}-seed{}-r{}",
             self.scenario,
-            self.runtime.label,
             self.dialect,
             self.seed.value(),
             self.repetition
-        );
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        ))
     }
+}
+
+/// The 64-bit FNV-1a hash of `bytes`: a stable, dependency-free name for a label.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// A check run's verdict, worst first: a program that failed or broke the contract is not
@@ -367,4 +391,56 @@ fn since(mut task: TaskTruth, start: Duration) -> TaskTruth {
         },
     });
     task
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(label: &str) -> CheckSpec {
+        let personality = meshsim_runtimes::builtin("python-correct").expect("a built-in");
+        CheckSpec {
+            seed: Seed::new(3),
+            scenario: Scenario::OriginIncident,
+            runtime: RuntimeChoice::named(label, personality),
+            dialect: Dialect::V1_0,
+            program: Program {
+                command: "python3".into(),
+                args: vec!["mine.py".into()],
+            },
+            name: "mine".into(),
+            bound: Duration::from_secs(60),
+            repetition: 0,
+            repeat: 1,
+            workdir: PathBuf::from("/tmp"),
+        }
+    }
+
+    #[test]
+    fn labels_written_alike_name_different_files_and_a_plain_one_keeps_its_name() {
+        assert_ne!(spec("pp/a b.json").stem(), spec("pp/a_b.json").stem());
+        assert_eq!(
+            spec("python-correct").stem(),
+            "origin-incident-python-correct-v1.0-seed3-r0"
+        );
+    }
+
+    #[test]
+    fn the_rerun_command_keeps_the_repeat_and_a_name_of_its_own() {
+        let plain = spec("python-correct");
+        assert!(!plain.rerun_command().contains("--repeat"));
+        assert!(!plain.rerun_command().contains("--name"));
+        let again = CheckSpec {
+            repeat: 3,
+            name: "my name".into(),
+            ..plain
+        };
+        assert!(
+            again
+                .rerun_command()
+                .ends_with("--repeat 3 --name 'my name' -- python3 mine.py"),
+            "{}",
+            again.rerun_command()
+        );
+    }
 }

@@ -142,6 +142,7 @@ impl CheckSweep {
                                 name: self.name.clone(),
                                 bound: self.bound,
                                 repetition,
+                                repeat: self.repeat.max(1),
                                 workdir: self.workdir.clone(),
                             });
                         }
