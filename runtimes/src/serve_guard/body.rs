@@ -15,10 +15,10 @@ pub(super) struct RefusedBody {
 
 /// Reads a request body within the size limit and the deadline, or refuses it: a declared
 /// length over the limit before a byte is read, a longer body as soon as it passes the limit,
-/// a late one at the deadline. A refused body is drained (within [`ServeLimits::drain`])
-/// before the refusal is answered: a client that sends its whole body before reading (most
-/// do, without `Expect: 100-continue`) would otherwise find the connection reset under it
-/// and never read the 413 or 408.
+/// a late one at the deadline. A body refused as too large is drained (within
+/// [`ServeLimits::drain`]) before the refusal is answered: a client that sends its whole
+/// body before reading (most do, without `Expect: 100-continue`) would otherwise find the
+/// connection reset under it and never read the 413. A late body is answered at once.
 pub(super) async fn read_body(
     limits: &ServeLimits,
     headers: &HeaderMap,
@@ -38,11 +38,13 @@ pub(super) async fn read_body(
             Err(_) => Unread::Late,
         },
     };
-    // A client that waits for `100 Continue` sends nothing more unless the body is read.
+    // A client that waits for `100 Continue` sends nothing more unless the body is read;
+    // one whose body came late is not sending it now, and waiting for the rest would only
+    // make the 408 later than the deadline it names.
     let waits_to_continue = headers
         .get(header::EXPECT)
         .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-    if !matches!(refused, Unread::Broken(_)) && !waits_to_continue {
+    if matches!(refused, Unread::TooLarge(_)) && !waits_to_continue {
         drain(body, limits.drain).await;
     }
     let (status, message) = match refused {

@@ -205,12 +205,15 @@ async fn a_body_that_does_not_arrive_within_the_deadline_gets_408() {
     let (guard, _stop) = guard(Tenants::Open(tenant("only")), Dialect::V1_0);
     let slow = futures_util::stream::once(async { Ok::<_, Infallible>(Bytes::from("{")) })
         .chain(futures_util::stream::pending());
+    let sent = tokio::time::Instant::now();
     let response = guard
         .router()
         .oneshot(post_with(None, Body::from_stream(slow)))
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::REQUEST_TIMEOUT);
+    // At the deadline, not after waiting (the drain's 100 ms) for a body that is not coming.
+    assert_eq!(sent.elapsed(), Duration::from_secs(2));
     let (_, message) = error_of(response).await;
     assert!(message.contains("within 2000 ms"), "{message}");
 }
