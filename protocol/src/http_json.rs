@@ -50,6 +50,21 @@ pub fn error_body(error: &RpcError) -> Value {
     }})
 }
 
+/// The body of a refusal made before a request was read (a missing token, a body over the
+/// limit or late, too many streams open): `{"error": {code, status, message}}` with the
+/// HTTP status and its `google.rpc.Code` name, and no ErrorInfo, since no A2A error is at
+/// stake.
+pub fn refusal_body(http_status: u16, message: &str) -> Value {
+    let status = match http_status {
+        400 | 413 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        408 => "DEADLINE_EXCEEDED",
+        503 => "UNAVAILABLE",
+        _ => "INTERNAL",
+    };
+    json!({"error": {"code": http_status, "status": status, "message": message}})
+}
+
 /// The A2A error an HTTP+JSON error body names: the ErrorInfo `reason` of its details, or
 /// failing that its HTTP status's nearest code. `None` when the body is not an error.
 pub fn error_from(body: &Value) -> Option<RpcError> {

@@ -257,6 +257,12 @@ fn error_answer(error: &RpcError) -> Response<Body> {
     json_answer(status, &http_json::error_body(error))
 }
 
+/// A refusal of a request the binding's route was not given (the guard of `meshsim serve`
+/// refused it first), in the binding's error shape.
+pub(crate) fn refusal_answer(status: StatusCode, message: &str) -> Response<Body> {
+    json_answer(status, &http_json::refusal_body(status.as_u16(), message))
+}
+
 fn json_answer(status: StatusCode, body: &Value) -> Response<Body> {
     let mut answer = Response::new(Body::from(json_text(body)));
     *answer.status_mut() = status;

@@ -85,9 +85,16 @@ impl ServeGuard {
         }
     }
 
-    /// A JSON-RPC error answered with HTTP `status`, in the served dialect.
-    fn refuse(&self, status: StatusCode, code: ErrorCode, message: String) -> Response<Body> {
-        refusal(self.dialect, status, RpcError::new(code, message))
+    /// An error answered with HTTP `status` to a request for `path`, in the served dialect
+    /// and binding.
+    fn refuse(
+        &self,
+        path: &str,
+        status: StatusCode,
+        code: ErrorCode,
+        message: String,
+    ) -> Response<Body> {
+        refusal(self.dialect, path, status, RpcError::new(code, message))
     }
 }
 
@@ -97,7 +104,13 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
         return public(&guard, request).await;
     }
     let Some(tenant) = guard.tenant(request.headers()).cloned() else {
-        let mut response = refusal(guard.dialect, StatusCode::UNAUTHORIZED, unauthenticated());
+        let path = request.uri().path();
+        let mut response = refusal(
+            guard.dialect,
+            path,
+            StatusCode::UNAUTHORIZED,
+            unauthenticated(),
+        );
         response.headers_mut().insert(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Bearer realm=\"meshsim\""),
@@ -108,8 +121,12 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
     let body = match read_body(&guard.limits, &parts.headers, &mut body).await {
         Ok(body) => body,
         Err(refused) => {
-            let mut response =
-                guard.refuse(refused.status, ErrorCode::InvalidRequest, refused.message);
+            let mut response = guard.refuse(
+                parts.uri.path(),
+                refused.status,
+                ErrorCode::InvalidRequest,
+                refused.message,
+            );
             // What is left of the body is not read: the connection cannot carry another
             // request.
             response
@@ -123,6 +140,7 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
             Ok(permit) => Some(permit),
             Err(_) => {
                 let mut response = guard.refuse(
+                    parts.uri.path(),
                     StatusCode::SERVICE_UNAVAILABLE,
                     ErrorCode::InternalError,
                     format!(
@@ -163,9 +181,14 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
     })
 }
 
-/// A JSON-RPC error body (id null: the request was not read) with an HTTP status, encoded as
-/// the endpoint encodes its own answers.
-fn refusal(dialect: Dialect, status: StatusCode, error: RpcError) -> Response<Body> {
+/// An error answered with an HTTP status before the request was read: to the v1.0
+/// HTTP+JSON binding's routes (any path but the JSON-RPC endpoint's `/`) in that binding's
+/// `google.rpc.Status` shape, otherwise as a JSON-RPC error (id null) encoded as the
+/// endpoint encodes its own answers.
+fn refusal(dialect: Dialect, path: &str, status: StatusCode, error: RpcError) -> Response<Body> {
+    if dialect == Dialect::V1_0 && path != "/" {
+        return crate::http_json::refusal_answer(status, &error.message);
+    }
     let response = RpcResponse {
         id: RequestId::Null,
         outcome: Err(error),
@@ -214,6 +237,7 @@ async fn public(guard: &ServeGuard, request: Request<Body>) -> Response<Body> {
     let (mut parts, body) = response.into_parts();
     let Ok(collected) = body.collect().await else {
         return guard.refuse(
+            "/",
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::InternalError,
             "the Agent Card could not be read".to_string(),

@@ -354,3 +354,30 @@ fn the_holder_of_a_token_is_found_among_several() {
     assert_eq!(holder(&tokens, &with("Bearer")), None);
     assert_eq!(holder(&tokens, &HeaderMap::new()), None);
 }
+
+/// A refusal on an HTTP+JSON route is in that binding's error shape (`google.rpc.Status`),
+/// on the JSON-RPC endpoint a JSON-RPC error: a client reads it as it reads every other
+/// error of the binding it speaks.
+#[tokio::test]
+async fn a_refusal_takes_the_shape_of_the_binding_the_request_was_for() {
+    let (rest_guard, _stop) = guard(tokens(), Dialect::V1_0);
+    let rest = Request::post("/message:send")
+        .body(Body::from(SEND))
+        .expect("a request");
+    let response = rest_guard.router().oneshot(rest).await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = serde_json::from_str(&text(response).await).expect("JSON");
+    assert_eq!(body["error"]["code"], 401, "{body}");
+    assert_eq!(body["error"]["status"], "UNAUTHENTICATED", "{body}");
+    assert!(body.get("jsonrpc").is_none(), "{body}");
+
+    let (rpc_guard, _stop) = guard(tokens(), Dialect::V1_0);
+    let response = rpc_guard
+        .router()
+        .oneshot(post_with(None, SEND))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = serde_json::from_str(&text(response).await).expect("JSON");
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+}
