@@ -27,7 +27,8 @@ use crate::store::Host;
 use crate::{media, stream, unserved};
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use axum::routing::{get, post};
 use meshsim_protocol::{
@@ -89,7 +90,7 @@ async fn list(
 async fn get_task(
     State(host): State<Arc<Host>>,
     Headers(headers): Headers,
-    Path(target): Path<String>,
+    Target(target): Target,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response<Body> {
     match target.rsplit_once(':') {
@@ -107,7 +108,7 @@ async fn get_task(
 async fn post_task(
     State(host): State<Arc<Host>>,
     Headers(headers): Headers,
-    Path(target): Path<String>,
+    Target(target): Target,
 ) -> Response<Body> {
     match target.rsplit_once(':') {
         Some((id, "cancel")) => {
@@ -117,6 +118,28 @@ async fn post_task(
         Some((id, "subscribe")) => subscribe(&host, &headers, id).await,
         _ => not_found(&host, &target),
     }
+}
+
+/// The `{target}` of a task route, percent-decoded. A path that does not decode (not
+/// UTF-8) is refused in the binding's error shape, not axum's plain text.
+struct Target(String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Target {
+    type Rejection = Response<Body>;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(target)| Target(target))
+            .map_err(|rejection| bad_request(&rejection.body_text()))
+    }
+}
+
+fn bad_request(problem: &str) -> Response<Body> {
+    error_answer(&RpcError::new(
+        ErrorCode::InvalidRequest,
+        problem.to_string(),
+    ))
 }
 
 async fn subscribe(host: &Arc<Host>, headers: &HeaderMap, id: &str) -> Response<Body> {

@@ -363,6 +363,8 @@ async fn the_card_lists_both_bindings_and_unserved_routes_refuse_as_json_rpc_doe
         ),
         ("/extendedAgentCard", 400, "UNSUPPORTED_OPERATION"),
         ("/tasks/t-1:frobnicate", 404, "METHOD_NOT_FOUND"),
+        // A path that does not decode: refused in the binding's shape, not as plain text.
+        ("/tasks/%ff%fe", 400, "INVALID_REQUEST"),
     ] {
         let answer = router.clone().oneshot(get(path)).await.unwrap();
         assert_eq!(answer.status().as_u16(), status, "{path}");
