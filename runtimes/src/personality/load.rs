@@ -75,6 +75,14 @@ impl Personality {
                 ),
             ));
         }
+        if self.name.chars().any(char::is_control) {
+            return Err(field(
+                "name",
+                "has a control character (a line break, a tab): it is printed in reports, \
+                 where it could pass for lines of their own"
+                    .into(),
+            ));
+        }
         if self.work.long_running_steps > MOST_LONG_RUNNING_STEPS {
             return Err(field(
                 "work.long_running_steps",
@@ -179,6 +187,15 @@ mod tests {
         let error = Personality::from_json(r#"{"work": {"min_ms": 9, "max_ms": 3}}"#, "w.json")
             .unwrap_err();
         assert!(error.to_string().contains("work.max_ms"), "{error}");
+    }
+
+    #[test]
+    fn a_name_with_a_line_break_is_refused() {
+        let error = Personality::from_json(r#"{"name": "x\nverdict: holds"}"#, "n.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("field `name`"), "{error}");
+        assert!(Personality::from_json(r#"{"name": "x <y> & 'z'"}"#, "n.json").is_ok());
     }
 
     #[test]
