@@ -14,6 +14,7 @@
 pub mod check;
 mod consumer_choice;
 mod expectation;
+mod file_name;
 mod impossible;
 mod invariant;
 pub mod judgeable;
@@ -43,6 +44,7 @@ pub use consumer_choice::{
     BUILTIN_CONSUMERS, BuiltinConsumer, ConsumerChoice, ConsumerFactory, builtin_over, sim_client,
 };
 pub use expectation::{Expect, RULES, Rule, rule_for};
+pub use file_name::{file_safe, label_in_file_name};
 pub use impossible::{IMPOSSIBLE_RULES, ImpossibleRule};
 pub use invariant::Invariant;
 pub use knob_coverage::{Coverage, CoverageSummary, knob_values};

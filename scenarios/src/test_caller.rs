@@ -3,6 +3,7 @@
 //! runs, write that run's files under `target/meshsim/`, and keep a regressions file
 //! beside the test.
 
+use crate::file_name::{file_safe, label_in_file_name};
 use crate::run_spec::RunSpec;
 use crate::shell_word;
 use std::panic::Location;
@@ -147,23 +148,14 @@ impl TestCaller {
             .join("meshsim")
             .join(self.target.as_ref().map_or("tests", TestTarget::folder))
             .join(self.test.as_deref().unwrap_or("test").replace("::", "-"));
-        let stem: String = format!(
+        let stem = file_safe(&format!(
             "seed-{}-{}-{}-{}-{}",
             spec.seed.value(),
             spec.scenario,
             spec.faults.name(),
-            spec.runtime.label,
+            label_in_file_name(&spec.runtime.label),
             spec.dialect
-        )
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || ".-_".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+        ));
         Some((
             dir.join(format!("{stem}.trace.jsonl")),
             dir.join(format!("{stem}.timeline.html")),

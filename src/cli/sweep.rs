@@ -24,7 +24,9 @@ use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
     ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
 };
-use meshsim_scenarios::{DEFAULT_SEEDS, builtin_runtimes, default_threads};
+use meshsim_scenarios::{
+    DEFAULT_SEEDS, builtin_runtimes, default_threads, file_safe, label_in_file_name,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -261,30 +263,21 @@ fn draw_again(result: &RunResult, dir: &Path) -> Result<(), String> {
     write_timeline(&again, &dir.join(timeline_name(result)))
 }
 
-/// `<scenario>-<faults>-<runtime>-<consumer>-<dialect>-seed<N>.html`, with anything but
-/// letters, digits, `.`, `_` and `-` in the names (a personality file's path) made `_`.
+/// `<scenario>-<faults>-<runtime>-<consumer>-<dialect>-seed<N>.html`, file-safe, the
+/// runtime's label as [`label_in_file_name`] writes it (two paths written alike do not
+/// share a page).
 fn timeline_name(result: &RunResult) -> String {
     let spec = &result.spec;
     let name = format!(
         "{}-{}-{}-{}-{}-seed{}",
         spec.scenario,
         spec.faults.name(),
-        spec.runtime.label,
+        label_in_file_name(&spec.runtime.label),
         spec.consumer.name(),
         spec.dialect,
         spec.seed.value()
     );
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{safe}.html")
+    format!("{}.html", file_safe(&name))
 }
 
 /// `meshsim` with no arguments: the default sweep of the embedded matrix.

@@ -7,6 +7,7 @@ use super::contract::{self, Order, ReportInvalid};
 use super::faults::{self, Strike};
 use super::program::{self, Ending, Program};
 use super::proxy::{Agent, Announce, Exchange, ProxyLog};
+use crate::file_name::{file_safe, label_in_file_name};
 use crate::invariant::Invariant;
 use crate::oracle::{self, Evidence, JobRun, Violation};
 use crate::run_spec::RuntimeChoice;
@@ -67,41 +68,17 @@ impl CheckSpec {
         command + " -- " + &self.program.shell_words()
     }
 
-    /// A file-name-safe stem naming this run. A runtime label with characters a file name
-    /// cannot keep also gets a hash of the label, so that two labels written alike (`a b`
-    /// and `a_b`) name different files.
+    /// A file-name-safe stem naming this run (see [`label_in_file_name`]).
     pub fn stem(&self) -> String {
-        let safe = |text: &str| -> String {
-            text.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        };
-        let label = &self.runtime.label;
-        let runtime = match safe(label) {
-            kept if kept == *label => kept,
-            changed => format!("{changed}-{:016x}", fnv1a(label.as_bytes())),
-        };
-        safe(&format!(
-            "{}-{runtime}-{}-seed{}-r{}",
+        file_safe(&format!(
+            "{}-{}-{}-seed{}-r{}",
             self.scenario,
+            label_in_file_name(&self.runtime.label),
             self.dialect,
             self.seed.value(),
             self.repetition
         ))
     }
-}
-
-/// The 64-bit FNV-1a hash of `bytes`: a stable, dependency-free name for a label.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// A check run's verdict, worst first: a program that failed or broke the contract is not
