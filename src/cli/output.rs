@@ -17,9 +17,10 @@ Exit status (every subcommand):
   0  success: the run holds, every run met its expectation, the document decoded
   1  a failing verdict: the replayed or shrunk run violates an invariant, a sweep or
      check run missed its expectation; also work that could not be done (an agent
-     that does not answer, an address already in use, output that cannot be written)
+     that does not answer, an address already in use, standard output that cannot be
+     written)
   2  bad usage or input: an unknown argument, an unreadable or malformed file, seed
-     range, plan or personality";
+     range, plan or personality, an output file that cannot be written";
 
 /// Standard output, locked; every write that fails is remembered (see [`failure`]).
 pub fn stdout() -> Stdout {

@@ -12,6 +12,7 @@ use crate::cli::selection::RunArgs;
 use clap::Args;
 use meshsim_runtimes::Personality;
 use meshsim_scenarios::{RunOptions, RunResult, Verdict, rule_for};
+use meshsim_sim::RunError;
 use meshsim_trace::TraceLine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,8 +54,14 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     };
     let result = match meshsim_scenarios::run(&spec, &options) {
         Ok(result) => result,
+        // An output path that cannot be written is a bad argument, as for --timeline; the
+        // run itself was fine.
+        Err(error @ RunError::TraceFile { .. }) => {
+            eprintln!("meshsim replay: cannot write the trace: {error}");
+            return ExitCode::from(2);
+        }
         Err(error) => {
-            // The plan, the configuration or the trace file did not fit: bad input.
+            // The plan or the configuration did not fit: bad input.
             eprintln!("meshsim replay: the run could not be carried out: {error}");
             return ExitCode::from(2);
         }
