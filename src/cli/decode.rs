@@ -20,7 +20,7 @@ pub struct DecodeArgs {
     /// The dialect to read; detected from the document when omitted.
     #[arg(long)]
     dialect: Option<Dialect>,
-    /// The document to read, or `-` for standard input.
+    /// The document to read (at most 4 MiB), or `-` for standard input.
     #[arg(default_value = "-")]
     input: String,
 }
@@ -56,16 +56,31 @@ pub fn run(args: DecodeArgs) -> ExitCode {
     }
 }
 
+/// The largest document decoded: four times what `meshsim serve` takes as a request body
+/// by default. Decoding holds several trees of a document at once, and one of millions of
+/// tiny parts took over a hundred times its size in memory.
+const MOST_INPUT_BYTES: u64 = 4 << 20;
+
 fn read_input(input: &str) -> Result<String, Failure> {
+    let (source, shown): (Box<dyn Read>, String) = if input == "-" {
+        (Box::new(std::io::stdin()), "stdin".to_string())
+    } else {
+        // A file that cannot be read is a bad argument, like any other.
+        let file = std::fs::File::open(input)
+            .map_err(|error| Failure(format!("cannot read {input}: {error}")))?;
+        (Box::new(file), input.to_string())
+    };
     let mut text = String::new();
-    if input == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|error| Failure(format!("cannot read stdin: {error}")))?;
-        return Ok(text);
+    source
+        .take(MOST_INPUT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| Failure(format!("cannot read {shown}: {error}")))?;
+    if text.len() as u64 > MOST_INPUT_BYTES {
+        return Err(Failure(format!(
+            "{shown} is larger than the {MOST_INPUT_BYTES} bytes decode reads"
+        )));
     }
-    // A file that cannot be read is a bad argument, like any other.
-    std::fs::read_to_string(input).map_err(|error| Failure(format!("cannot read {input}: {error}")))
+    Ok(text)
 }
 
 fn decode(args: &DecodeArgs) -> Result<(Value, Option<Detection>), Failure> {

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 /// Files the cases name, written into the scratch directory the commands run in.
 fn write_inputs() {
+    let large_document = format!("\"{}\"", "x".repeat(5 << 20));
     let files = [
         ("not-json.json", "{ this is not json"),
         (
@@ -29,6 +30,8 @@ fn write_inputs() {
             r#"{"name": "x", "work": {"long_running_steps": 4294967295}}"#,
         ),
         ("empty.json", ""),
+        // Over decode's 4 MiB: a string of 5 MiB.
+        ("large.json", &large_document),
         ("plan-not-json.json", "[1, 2"),
     ];
     for (name, content) in files {
@@ -207,6 +210,7 @@ const CASES: &[(&str, &str)] = &[
         "",
     ),
     ("decode missing.json", ""),
+    ("decode large.json", ""),
     ("decode --dialect v2", "{}"),
     ("decode", ""),
     ("decode", "{bad"),
