@@ -6,7 +6,8 @@
 use super::axis::Axis;
 use super::draw::{Rows, Svg, esc, num, time, width};
 use super::layout::{LABEL_ROW, LANE_TOP};
-use meshsim_sim::{Fault, FaultPlan};
+use meshsim_sim::{Fault, FaultPlan, TimedFault};
+use meshsim_trace::{TraceEvent, TraceLine};
 use std::collections::BTreeMap;
 
 /// One fault window, or an instant when `to_ms` equals `from_ms`.
@@ -23,9 +24,11 @@ pub struct Window {
     pub label: String,
 }
 
-/// The windows of `plan`, in the order they open; a window the plan never closes runs
-/// to `end_ms`, and faults planned after the run ended (it ended first) are left out.
-pub fn windows(plan: &FaultPlan, end_ms: f64) -> Vec<Window> {
+/// The windows of `plan`, the faults as applied (each at the step it struck), in the order
+/// they open; the heal at `healed_ms` ends every window still open (it releases every link,
+/// resets latency and loss, and bounces the crashed hosts), and a window that neither the
+/// plan nor a heal closes runs to `end_ms`. Faults after the run ended are left out.
+pub fn windows(plan: &FaultPlan, healed_ms: Option<f64>, end_ms: f64) -> Vec<Window> {
     let mut open: Vec<Window> = Vec::new();
     let mut done: Vec<Window> = Vec::new();
     for timed in plan.faults.iter().filter(|t| t.at_ms as f64 <= end_ms) {
@@ -36,7 +39,8 @@ pub fn windows(plan: &FaultPlan, end_ms: f64) -> Vec<Window> {
             Fault::PartitionOneway { .. } => (&[], Some("partition_oneway")),
             Fault::Hold { .. } => (&[], Some("hold")),
             Fault::Latency { .. } => (&["latency"], Some("latency")),
-            Fault::Loss { .. } => (&[], Some("loss")),
+            // A new rate replaces the link's last one; a rate of 0 only ends it.
+            Fault::Loss { permille, .. } => (&["loss"], (*permille > 0).then_some("loss")),
             Fault::Crash { .. } => (&[], Some("crash")),
             Fault::Repair { .. } => (&["partition"], None),
             Fault::RepairOneway { .. } => (&["partition_oneway"], None),
@@ -80,9 +84,37 @@ pub fn windows(plan: &FaultPlan, end_ms: f64) -> Vec<Window> {
             });
         }
     }
+    if let Some(healed) = healed_ms.filter(|healed| *healed <= end_ms) {
+        for window in &mut open {
+            window.to_ms = healed.max(window.from_ms);
+            window.ended = true;
+        }
+    }
     done.extend(open);
     done.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms));
     done
+}
+
+/// The faults the trace says were applied, each at the step it struck (the plan's time
+/// rounded up to the step grid), and when the heal came, if it did.
+pub fn applied(events: &[TraceLine]) -> (FaultPlan, Option<f64>) {
+    let mut applied = FaultPlan::default();
+    let mut healed_ms = None;
+    for line in events {
+        let at_ms = line.t_us / 1000;
+        match &line.event {
+            TraceEvent::Fault { fault, .. } => {
+                if let Ok(fault) = serde_json::from_str::<Fault>(fault) {
+                    applied.faults.push(TimedFault::new(at_ms, fault));
+                }
+            }
+            TraceEvent::Heal { .. } => {
+                healed_ms.get_or_insert(at_ms as f64);
+            }
+            _ => {}
+        }
+    }
+    (applied, healed_ms)
 }
 
 fn hosts_of(fault: &Fault) -> Vec<String> {
@@ -237,7 +269,7 @@ mod tests {
                 },
             ),
         ]);
-        let windows = windows(&plan, 2000.0);
+        let windows = windows(&plan, None, 2000.0);
         let spans: Vec<(&str, f64, f64, bool)> = windows
             .iter()
             .map(|w| (w.kind, w.from_ms, w.to_ms, w.ended))
@@ -250,6 +282,36 @@ mod tests {
                 ("bounce", 1265.0, 1265.0, true),
                 ("hold", 1500.0, 2000.0, false),
             ]
+        );
+    }
+
+    #[test]
+    fn the_heal_ends_every_open_window_and_a_new_loss_rate_ends_the_last_one() {
+        let (a, b) = ("client".to_string(), "agent".to_string());
+        let plan = FaultPlan::new(vec![
+            TimedFault::new(
+                100,
+                Fault::Loss {
+                    a: a.clone(),
+                    b: b.clone(),
+                    permille: 69,
+                },
+            ),
+            TimedFault::new(200, Fault::Loss { a, b, permille: 0 }),
+            TimedFault::new(
+                300,
+                Fault::Crash {
+                    host: "agent".into(),
+                },
+            ),
+        ]);
+        let spans: Vec<(&str, f64, f64, bool)> = windows(&plan, Some(500.0), 1000.0)
+            .iter()
+            .map(|w| (w.kind, w.from_ms, w.to_ms, w.ended))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![("loss", 100.0, 200.0, true), ("crash", 300.0, 500.0, true)]
         );
     }
 }

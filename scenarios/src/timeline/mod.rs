@@ -64,7 +64,8 @@ pub fn render(result: &RunResult) -> Result<String, TimelineError> {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let tasks = bands::build(&events, &result.truths, epoch, end_ms);
-    let windows = faults::windows(&result.plan, end_ms);
+    let (applied, healed_ms) = faults::applied(&events);
+    let windows = faults::windows(&applied, healed_ms, end_ms);
 
     let mut moments = vec![end_ms];
     for arrow in &traffic.arrows {
