@@ -87,7 +87,10 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// The canonical JSON lines, in the order the events happened.
+    /// The canonical JSON lines, in the order the events were recorded. Each step runs the
+    /// hosts one after another, each through the step's span of time, so a line may carry
+    /// an earlier time than the line before it, when another host ran further into the same
+    /// step first (seen from 10 ms steps on; not at the default 1 ms).
     pub fn lines(&self) -> impl ExactSizeIterator<Item = &str> + DoubleEndedIterator + Clone {
         (0..self.lines.starts.len()).map(|index| self.lines.get(index))
     }
