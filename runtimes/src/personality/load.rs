@@ -30,6 +30,16 @@ pub enum PersonalityError {
 impl Personality {
     /// Parses a personality from JSON; `origin` names the document in errors.
     pub fn from_json(json: &str, origin: &str) -> Result<Self, PersonalityError> {
+        let document = |problem: &str| PersonalityError::Field {
+            path: origin.to_string(),
+            field: "(document)".to_string(),
+            problem: problem.to_string(),
+        };
+        // serde fills a struct from a JSON array too, field by field: only an object is a
+        // personality.
+        if !json.trim_start().starts_with('{') && !json.trim().is_empty() {
+            return Err(document("a personality is one JSON object"));
+        }
         let mut deserializer = serde_json::Deserializer::from_str(json);
         let personality: Personality = serde_path_to_error::deserialize(&mut deserializer)
             .map_err(|error| {
@@ -44,6 +54,9 @@ impl Personality {
                     problem: error.into_inner().to_string(),
                 }
             })?;
+        deserializer
+            .end()
+            .map_err(|_| document("text after the JSON object"))?;
         personality.validate(origin)?;
         Ok(personality)
     }
@@ -75,13 +88,19 @@ impl Personality {
                 ),
             ));
         }
-        if self.name.chars().any(char::is_control) {
-            return Err(field(
-                "name",
-                "has a control character (a line break, a tab): it is printed in reports, \
-                 where it could pass for lines of their own"
-                    .into(),
-            ));
+        for (name, text) in [
+            ("name", &self.name),
+            ("card.name", &self.card.name),
+            ("card.version", &self.card.version),
+        ] {
+            if text.chars().any(char::is_control) {
+                return Err(field(
+                    name,
+                    "has a control character (a line break, a tab): it is printed in \
+                     reports, where it could pass for lines of their own"
+                        .into(),
+                ));
+            }
         }
         if self.work.long_running_steps > MOST_LONG_RUNNING_STEPS {
             return Err(field(
@@ -196,6 +215,21 @@ mod tests {
             .to_string();
         assert!(error.contains("field `name`"), "{error}");
         assert!(Personality::from_json(r#"{"name": "x <y> & 'z'"}"#, "n.json").is_ok());
+        let card = Personality::from_json(r#"{"card": {"version": "1\nverdict"}}"#, "n.json")
+            .unwrap_err()
+            .to_string();
+        assert!(card.contains("field `card.version`"), "{card}");
+    }
+
+    #[test]
+    fn only_one_json_object_is_a_personality() {
+        for text in [r#"["x", "y"]"#, "[]", r#"{"name": "x"} and more"#] {
+            let error = Personality::from_json(text, "d.json")
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("(document)"), "{text}: {error}");
+        }
+        assert!(Personality::from_json(" {\"name\": \"x\"}\n", "d.json").is_ok());
     }
 
     #[test]
