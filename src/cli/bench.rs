@@ -30,7 +30,7 @@ pub struct BenchArgs {
     /// Also sweep 1,000 and this many seeds in child processes and compare their peak RSS.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     memory_seeds: Option<u64>,
-    /// Simulated milliseconds per step of the simulated runs (1 to 50), to
+    /// Simulated milliseconds per step of the simulated runs (1 to 20), to
     /// see what a finer or coarser step costs.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms, default_value = DEFAULT_TICK_MS)]
     tick: Duration,

@@ -70,7 +70,7 @@ pub struct SweepArgs {
     /// MESHSIM_SHARD_COUNT (any other CI matrix).
     #[arg(long)]
     shard: Option<ShardChoice>,
-    /// Simulated milliseconds per step (1 to 50; default 1). Shorter steps deliver messages
+    /// Simulated milliseconds per step (1 to 20; default 1). Shorter steps deliver messages
     /// closer to their latency; longer ones cost less but coarsen the network.
     #[arg(long = "tick-ms", value_name = "MS", value_parser = tick_ms)]
     tick: Option<Duration>,

@@ -114,7 +114,7 @@ const CASES: &[(&str, &str)] = &[
         "replay --seed 1 --runtime python-correct --consumer naive --job-limit 0",
         "",
     ),
-    ("sweep --tick-ms 51", ""),
+    ("sweep --tick-ms 21", ""),
     ("sweep --runtime empty.json", ""),
     ("sweep --consumer nope", ""),
     ("sweep --dialect v9", ""),
