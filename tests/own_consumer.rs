@@ -42,6 +42,19 @@ fn my_consumer_holds_across_the_matrix() {
         .assert_expectations();
 }
 
+/// `consumer` against `runtime` on the origin incident without faults, seed 0 only.
+#[track_caller]
+fn one_incident_run(consumer: ConsumerChoice, runtime: &str) -> SweepOutcome {
+    Matrix::for_consumer(consumer)
+        .runtimes([runtime])
+        .scenarios([Scenario::OriginIncident])
+        .dialects([Dialect::V1_0])
+        .faults([Faults::None])
+        .seeds(0..1)
+        .threads(1)
+        .run()
+}
+
 /// Expectations bind to the consumer under test: one of the user's called `naive` is held
 /// to every invariant, not to the built-in naive consumer's declared divergences. The
 /// naive consumer itself, under a user's name, fails where the built-in is expected to.
@@ -50,14 +63,7 @@ fn a_users_consumer_is_judged_as_itself_whatever_its_name() {
     let naive_as_mine = ConsumerChoice::custom("naive", |connector, seed| {
         NaiveConsumer::new(connector, sim_client(), seed)
     });
-    let outcome = Matrix::for_consumer(naive_as_mine)
-        .runtimes(["go-replaying"])
-        .scenarios([Scenario::OriginIncident])
-        .dialects([Dialect::V1_0])
-        .faults([Faults::None])
-        .seeds(0..1)
-        .threads(1)
-        .run();
+    let outcome = one_incident_run(naive_as_mine, "go-replaying");
     assert!(!outcome.passed(), "{}", outcome.report());
     let report = outcome.report();
     assert!(
@@ -84,14 +90,8 @@ impl Consumer for Panics {
 /// that ran out of time.
 #[test]
 fn a_consumer_that_panics_is_named_as_panicking() {
-    let outcome = Matrix::for_consumer(ConsumerChoice::custom("panics", |_, _| Panics))
-        .runtimes(["python-correct"])
-        .scenarios([Scenario::OriginIncident])
-        .dialects([Dialect::V1_0])
-        .faults([Faults::None])
-        .seeds(0..1)
-        .threads(1)
-        .run();
+    let panics = ConsumerChoice::custom("panics", |_, _| Panics);
+    let outcome = one_incident_run(panics, "python-correct");
     let report = outcome.report();
     assert!(
         report.contains("the consumer ended before the job did: panicked: my consumer blew up"),

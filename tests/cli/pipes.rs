@@ -25,6 +25,22 @@ const VIOLATED: [&str; 7] = [
     "--json",
 ];
 
+/// One run of a sweep, as `--json`.
+const ONE_SWEEP_JSON: [&str; 12] = [
+    "sweep",
+    "--seeds",
+    "1",
+    "--scenario",
+    "origin-incident",
+    "--runtime",
+    "python-correct",
+    "--consumer",
+    "naive",
+    "--dialect",
+    "v1.0",
+    "--json",
+];
+
 /// Runs `meshsim args` with its stdout a pipe whose reading end is already closed, as after
 /// `| head -1` has read its line: every write fails with a broken pipe.
 fn with_closed_stdout(args: &[&str]) -> Output {
@@ -84,24 +100,7 @@ fn a_closed_stdout_is_no_panic_and_keeps_the_exit_status() {
 /// exits 1, where a reader that left (above) keeps the command's own status.
 #[test]
 fn stdout_on_a_full_disk_is_an_error_not_a_success() {
-    let cases: [&[&str]; 3] = [
-        &[
-            "sweep",
-            "--seeds",
-            "1",
-            "--scenario",
-            "origin-incident",
-            "--runtime",
-            "python-correct",
-            "--consumer",
-            "reconciling",
-            "--dialect",
-            "v1.0",
-            "--json",
-        ],
-        &["list"],
-        &["decode", CARD],
-    ];
+    let cases: [&[&str]; 3] = [&ONE_SWEEP_JSON, &["list"], &["decode", CARD]];
     for args in cases {
         let full = std::fs::File::create("/dev/full").expect("/dev/full opens");
         let output = Command::new(MESHSIM)
@@ -123,20 +122,7 @@ fn stdout_on_a_full_disk_is_an_error_not_a_success() {
 fn json_output_is_only_json() {
     let replay = [&["replay"][..], &VIOLATED[..]].concat();
     let shrink = [&["shrink"][..], &VIOLATED[..]].concat();
-    let sweep = [
-        "sweep",
-        "--seeds",
-        "1",
-        "--scenario",
-        "origin-incident",
-        "--runtime",
-        "python-correct",
-        "--consumer",
-        "naive",
-        "--dialect",
-        "v1.0",
-        "--json",
-    ];
+    let sweep = ONE_SWEEP_JSON;
     let cases: [&[&str]; 4] = [&replay, &shrink, &["list", "--json"], &sweep];
     for args in cases {
         let output = Command::new(MESHSIM)
