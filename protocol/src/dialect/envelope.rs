@@ -55,10 +55,16 @@ fn decode_id(root: &Obj<'_>) -> Result<RequestId, DecodeError> {
     match root.get("id") {
         None => Ok(RequestId::Null),
         Some(Json::String(text)) => Ok(RequestId::String(text.to_string())),
-        Some(value @ Json::Number(number)) => number
-            .as_i64()
-            .map(RequestId::Number)
-            .ok_or_else(|| root.error("id", format!("expected an integer id, found {value}"))),
+        Some(value @ Json::Number(number)) => {
+            number.as_i64().map(RequestId::Number).ok_or_else(|| {
+                let problem = if number.is_f64() {
+                    format!("expected an integer id, found {value}")
+                } else {
+                    format!("the integer id {value} is out of range (-2^63 to 2^63-1)")
+                };
+                root.error("id", problem)
+            })
+        }
         Some(other) => Err(root.error(
             "id",
             format!(

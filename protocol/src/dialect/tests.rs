@@ -609,3 +609,20 @@ fn decode_errors_name_the_dialect_and_the_field() {
         .unwrap_err();
     assert_eq!(error.to_rpc_error().code, ErrorCode::MethodNotFound);
 }
+
+#[test]
+fn an_id_beyond_64_bits_is_named_out_of_range_and_a_fraction_not_an_integer() {
+    let codec = Dialect::V1_0.codec();
+    let with_id = |id: &str| {
+        let text =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask","params":{{"id":"t"}}}}"#);
+        codec
+            .decode_request(&serde_json::from_str(&text).unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    let huge = with_id("18446744073709551615");
+    assert!(huge.contains("out of range"), "{huge}");
+    let fraction = with_id("1.5");
+    assert!(fraction.contains("expected an integer id"), "{fraction}");
+}
