@@ -48,7 +48,7 @@ pub use file_name::{file_safe, label_in_file_name};
 pub use impossible::{IMPOSSIBLE_RULES, ImpossibleRule};
 pub use invariant::Invariant;
 pub use knob_coverage::{Coverage, CoverageSummary, knob_values};
-pub use matrix::{Cell, DEFAULT_SEEDS, IntoRuntime, Matrix, builtin_runtimes};
+pub use matrix::{Cell, DEFAULT_SEEDS, IntoRuntime, Matrix, builtin_runtimes, without_repeats};
 pub use oracle::{Evidence, JobRun, Judgement, PeerFault, Violation, judge};
 pub use parallel_sweep::default_threads;
 pub use personality_shrink::shrink_personality;

@@ -359,8 +359,9 @@ pub fn builtin_runtimes() -> Vec<RuntimeChoice> {
 }
 
 /// `items` in their order, each kept only the first time its `key` is seen: a filter named
-/// twice (`--scenario crash-bounce --scenario crash-bounce`) sweeps its cells once.
-fn without_repeats<T, K: PartialEq>(
+/// twice (`--scenario crash-bounce --scenario crash-bounce`) sweeps its cells once, in a
+/// matrix and in `meshsim check`.
+pub fn without_repeats<T, K: PartialEq>(
     items: impl IntoIterator<Item = T>,
     key: impl Fn(&T) -> K,
 ) -> Vec<T> {

@@ -18,10 +18,9 @@ use meshsim_scenarios::check::AnnounceRun;
 use meshsim_scenarios::check::{
     CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, SweepStopped, timeline,
 };
-use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario};
+use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario, without_repeats};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
 use serde_json::json;
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -185,19 +184,9 @@ fn fresh_workdir(temp: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// `items` in their order, each the first time only.
-fn once_each<T: Ord + Copy>(items: &[T]) -> Vec<T> {
-    let mut seen = BTreeSet::new();
-    items
-        .iter()
-        .copied()
-        .filter(|item| seen.insert(*item))
-        .collect()
-}
-
 /// The check the arguments name, and the cautions said of its runtimes.
 fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
-    let mut runtimes = if args.runtime.is_empty() {
+    let runtimes = if args.runtime.is_empty() {
         ORIGIN_RUNTIMES
             .iter()
             .map(|name| RuntimeChoice::resolve(name))
@@ -210,18 +199,17 @@ fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
     }?;
     // A runtime, scenario or dialect named twice is checked once: twin runs would also
     // share their report files.
-    let mut labels = BTreeSet::new();
-    runtimes.retain(|runtime| labels.insert(runtime.label.clone()));
+    let runtimes = without_repeats(runtimes, |runtime| runtime.label.clone());
     let cautions = cautions::say("check", &runtimes);
     let scenarios = if args.scenario.is_empty() {
         Scenario::ALL.to_vec()
     } else {
-        once_each(&args.scenario)
+        without_repeats(args.scenario.clone(), |scenario| *scenario)
     };
     let dialects = if args.dialect.is_empty() {
         vec![Dialect::V1_0]
     } else {
-        once_each(&args.dialect)
+        without_repeats(args.dialect.clone(), |dialect| *dialect)
     };
     let seeds = match (&args.seed_range, args.seeds) {
         (Some(SeedRange(range)), _) => range.clone(),
