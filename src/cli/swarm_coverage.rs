@@ -25,7 +25,8 @@ impl SwarmCoverage {
     /// for a run read back from its `--json` line (`meshsim merge`): the draw depends on the
     /// seed alone, so it is the personality the sweep counted.
     pub fn add_line(&mut self, label: &str, seed: u64) {
-        if label == SWARM_RUNTIME {
+        // A seed's runs share its personality: it is drawn once, for the first of them.
+        if label == SWARM_RUNTIME && !self.counted.contains(&seed) {
             let seed = Seed::new(seed);
             self.add(&RuntimeChoice::swarm().for_seed(seed), seed);
         }
