@@ -250,7 +250,8 @@ impl<C: Connector> Probe<'_, C> {
         }
     }
 
-    /// Reads a stream. `patient`: wait (up to the client's idle timeout) for a state that
+    /// Reads a stream. `patient`: wait (up to the client's idle timeout for each event,
+    /// keep-alive comments or not) for a state that
     /// ends a turn (the task waits for the client, or is over) carried by an update (a
     /// snapshot opening a turn shows the old state), then watch for the settle time whether
     /// the stream closes by itself. Not `patient`: read until the stream closes or stays
@@ -259,13 +260,24 @@ impl<C: Connector> Probe<'_, C> {
         let mut seen = Seen::default();
         let mut reached = false;
         loop {
-            let next = if reached || !patient {
-                match meshsim_time::timeout(self.config.settle, stream.next()).await {
-                    Ok(next) => next,
-                    Err(_) => return seen,
-                }
+            // The stream's own idle timeout counts bytes, and an agent's keep-alive comments
+            // are bytes: the probe bounds its wait for the next event itself.
+            let watching = reached || !patient;
+            let wait = if watching {
+                self.config.settle
             } else {
-                stream.next().await
+                self.config.client.idle_timeout
+            };
+            let next = match meshsim_time::timeout(wait, stream.next()).await {
+                Ok(next) => next,
+                Err(_) if watching => return seen,
+                Err(_) => {
+                    seen.error = Some(ClientError::Timeout {
+                        what: "stream event",
+                        after: wait,
+                    });
+                    return seen;
+                }
             };
             let event = match next {
                 None => {

@@ -199,3 +199,41 @@ async fn no_agent_at_the_url_is_an_error_not_a_panic() {
         .unwrap_err();
     assert!(error.to_string().contains("connect"), "{error}");
 }
+
+#[tokio::test]
+async fn a_stuck_task_whose_stream_sends_keep_alives_ends_the_probe_at_its_timeout() {
+    // The first task never leaves `submitted`, and its stream sends a keep-alive comment
+    // every 50 ms: bytes keep coming, events never do.
+    let mut personality = quick("python-correct");
+    personality.stalled_first_tasks = 1;
+    personality.keep_alive_ms = Some(50);
+    let runtime = Runtime::new(personality, Dialect::V1_0, Clock::wall(), 7);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
+    let config = ProbeConfig {
+        client: ClientConfig {
+            idle_timeout: Duration::from_millis(500),
+            ..ClientConfig::default()
+        },
+        settle: SETTLE,
+        ..ProbeConfig::default()
+    };
+    // The outer bound only turns a hang into a failure; the probe ends long before it.
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        probe(TcpConnector::default(), &url, &config),
+    )
+    .await
+    .expect("the probe ends although keep-alives keep the connection busy")
+    .unwrap();
+    server.abort();
+    assert!(!report.reached_input_required, "{report:#?}");
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|note| note.contains("first turn: stream event timed out")),
+        "{report:#?}"
+    );
+}
