@@ -52,7 +52,7 @@ pub use matrix::{Cell, DEFAULT_SEEDS, IntoRuntime, Matrix, builtin_runtimes, wit
 pub use oracle::{Evidence, JobRun, Judgement, PeerFault, Violation, judge};
 pub use parallel_sweep::default_threads;
 pub use personality_shrink::shrink_personality;
-pub use probed_personality::probed_personality;
+pub use probed_personality::{probed_personality, unmeasured_knobs};
 pub use real_profile::real_profile;
 pub use run::{RunOptions, RunResult, Verdict, run};
 pub use run_spec::{DEFAULT_TICK, Faults, RunSpec, RuntimeChoice};

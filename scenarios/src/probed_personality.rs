@@ -14,16 +14,26 @@ use meshsim_runtimes::{
     Resubscribe, StreamClose, TerminalCancel, UnknownTask,
 };
 
-/// The personality that reproduces what `report` measured.
+/// The personality that reproduces what `report` measured. Its description names the
+/// lifecycle knobs the probe could not measure ([`unmeasured_knobs`]), which keep their
+/// defaults.
 pub fn probed_personality(report: &ProbeReport) -> Personality {
     let card = &report.card;
     let survives = report.task_survives_stream_close != Some(false);
+    let mut description = format!(
+        "what `meshsim probe {}` measured of {} {}",
+        report.url, card.name, card.version
+    );
+    let unmeasured = unmeasured_knobs(report);
+    if !unmeasured.is_empty() {
+        description.push_str(&format!(
+            "; not measured, so at their defaults: {}",
+            unmeasured.join(", ")
+        ));
+    }
     let mut personality = Personality {
         name: card.name.clone(),
-        description: format!(
-            "what `meshsim probe {}` measured of {} {}",
-            report.url, card.name, card.version
-        ),
+        description,
         card: CardClaims {
             name: card.name.clone(),
             version: card.version.clone(),
@@ -79,6 +89,28 @@ pub fn probed_personality(report: &ProbeReport) -> Personality {
     cancel(report, &mut personality);
     personality.bindings = bindings(report);
     personality
+}
+
+/// The personality file's lifecycle knobs the probe set out to measure and did not (an
+/// agent that never asked for input leaves all four), named as the file names them: the
+/// personality [`probed_personality`] writes keeps their defaults, which claim nothing the
+/// agent was seen to do.
+pub fn unmeasured_knobs(report: &ProbeReport) -> Vec<&'static str> {
+    [
+        (
+            report.stream_closes_on_input_required.is_none(),
+            "stream_close",
+        ),
+        (report.task_survives_stream_close.is_none(), "reaping"),
+        (
+            report.resubscribe_after_input_required.is_none(),
+            "resubscribe",
+        ),
+        (report.followup_same_task.is_none(), "follow_up"),
+    ]
+    .into_iter()
+    .filter_map(|(unmeasured, knob)| unmeasured.then_some(knob))
+    .collect()
 }
 
 /// The bindings a v1.0 Card offers; both (the default) when it offers neither, or when the
@@ -243,6 +275,36 @@ mod tests {
         assert_eq!(
             probed_personality(&measured).cancel.terminal,
             TerminalCancel::ReturnTask
+        );
+    }
+
+    #[test]
+    fn knobs_the_probe_did_not_reach_are_named_in_the_description() {
+        let measured = report("jvm-reaping");
+        assert_eq!(unmeasured_knobs(&measured), Vec::<&str>::new());
+        assert!(
+            !probed_personality(&measured)
+                .description
+                .contains("not measured")
+        );
+        let mut never_asked = measured;
+        never_asked.first_turn = vec![TaskState::Submitted];
+        never_asked.reached_input_required = false;
+        never_asked.stream_closes_on_input_required = None;
+        never_asked.task_survives_stream_close = None;
+        never_asked.resubscribe_after_input_required = None;
+        never_asked.followup_same_task = None;
+        assert_eq!(
+            unmeasured_knobs(&never_asked),
+            ["stream_close", "reaping", "resubscribe", "follow_up"]
+        );
+        assert!(
+            probed_personality(&never_asked).description.ends_with(
+                "; not measured, so at their defaults: stream_close, reaping, resubscribe, \
+                 follow_up"
+            ),
+            "{}",
+            probed_personality(&never_asked).description
         );
     }
 }

@@ -10,7 +10,7 @@ use clap::Args;
 use meshsim_consumer::probe::{ProbeConfig, ProbeReport, probe};
 use meshsim_consumer::{ClientConfig, ClientError, TcpConnector};
 use meshsim_protocol::TaskState;
-use meshsim_scenarios::probed_personality;
+use meshsim_scenarios::{probed_personality, unmeasured_knobs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -32,7 +32,9 @@ pub struct ProbeArgs {
     timeout_s: u64,
     /// Also write the personality that reproduces what the probe measured (the Card's
     /// claims, stream closing, reaping, resubscribe, follow-up, repeated states, cancel;
-    /// other knobs at their defaults) to this file, ready for `serve --runtime FILE`.
+    /// other knobs at their defaults) to this file, ready for `serve --runtime FILE`. What
+    /// the probe could not measure (all of the lifecycle, when the agent never asked for
+    /// input) keeps its default, and the file's description and a note say which.
     #[arg(long, value_name = "FILE")]
     personality_out: Option<PathBuf>,
 }
@@ -68,6 +70,15 @@ pub fn run(args: ProbeArgs) -> ExitCode {
                 path.display()
             );
             return ExitCode::from(2);
+        }
+        let unmeasured = unmeasured_knobs(report);
+        if !unmeasured.is_empty() {
+            eprintln!(
+                "meshsim probe: {} leaves {} at their defaults: the probe could not measure them \
+                 (see the notes)",
+                path.display(),
+                unmeasured.join(", ")
+            );
         }
     }
     match measured {

@@ -259,3 +259,47 @@ fn probe_speaks_http_json_to_a_runtime_that_serves_nothing_else() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("probed over HTTP+JSON"), "{text}");
 }
+
+/// An agent whose first task never leaves `submitted` while its stream sends keep-alive
+/// comments: the probe ends at its `--timeout-s` (the comments are bytes, not events), and
+/// the personality it writes names, in its description and in a note, the lifecycle knobs
+/// it could not measure and so left at their defaults.
+#[test]
+fn a_stuck_agent_sending_keep_alives_is_probed_within_the_timeout_and_its_gaps_named() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_stuck");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let stuck = dir.join("stuck.json");
+    std::fs::write(
+        &stuck,
+        r#"{"name": "stuck", "stalled_first_tasks": 1, "keep_alive_ms": 100}"#,
+    )
+    .unwrap();
+    let (_served, url) = serve(stuck.to_str().unwrap(), "v1.0");
+    let written = dir.join("probed.json");
+    // Without the probe's own bound this never returns.
+    let output = probe(&[
+        &url,
+        "--timeout-s",
+        "1",
+        "--personality-out",
+        written.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.contains("first turn: stream event timed out after 1s"),
+        "{stdout}"
+    );
+    let gaps = "stream_close, reaping, resubscribe, follow_up";
+    assert!(
+        stderr.contains(&format!("leaves {gaps} at their defaults")),
+        "{stderr}"
+    );
+    let probed: Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    let description = probed["description"].as_str().unwrap();
+    assert!(
+        description.ends_with(&format!("not measured, so at their defaults: {gaps}")),
+        "{description}"
+    );
+}
