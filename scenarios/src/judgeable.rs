@@ -2,7 +2,9 @@
 //!
 //! Inside that space every job is decidable from the personality: possible, or impossible
 //! by a rule the oracle names ([`crate::IMPOSSIBLE_RULES`]). Outside it a runtime can reap a
-//! question before any consumer could answer it, or reap tasks mid-work at random, and a
+//! question before any consumer could answer it, reap tasks mid-work at random, work so
+//! slowly that a task looks stuck, or sit behind a sidecar that cuts exchanges before the
+//! network can carry them, and a
 //! verdict may blame the consumer for what no consumer could do (docs/personalities.md
 //! measures how often). [`cautions`] names each such knob value of a personality, so that
 //! a command can say so before it judges; the swarm's draw keeps inside these bounds, and
@@ -17,6 +19,21 @@ pub const SHORTEST_REAPING_TIMER_MS: u64 = 300;
 /// The longest the `#long` script may work, so that it fits the scenarios' 20 s `working`
 /// deadline.
 pub const LONG_WORK_BUDGET_MS: u64 = 15_000;
+
+/// The longest work step under which a task leaves `submitted` well inside the shortest
+/// `submitted` deadline of the scenarios (stuck-in-submitted's consumer re-dispatches a task
+/// `submitted` for 2 s, and a task stays there for its first step). Measured with every
+/// step as long as the bound, 50 seeds of the swarm-faulted reconciling sweep: at 1,900 ms
+/// none of 1,050 runs missed its expectation, at 1,990 ms 52 did, and at 9,000 to 10,000 ms
+/// 180 of 210 (job deadlines passed), none of it the consumer's doing.
+pub const LONGEST_WORK_STEP_MS: u64 = 1_600;
+
+/// The shortest sidecar route or idle timeout under which an exchange through the sidecar
+/// can always complete on the simulated network: connecting to the runtime, then the request
+/// and the answer's head, each message up to 20 ms, is 80 ms. Below it an exchange completes
+/// only when the latency draws are quick: at 10 ms 51 of 210 swarm-faulted runs missed
+/// their expectation and at 1 ms 180 (the consumer's retries carried 20 ms: none of 2,100).
+pub const SHORTEST_SIDECAR_TIMEOUT_MS: u64 = 100;
 
 /// Each knob value of `personality` outside the space where verdicts are about the
 /// consumer, with why, in words; empty when there is none.
@@ -58,6 +75,32 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
             ));
         }
     }
+    if work.max_ms > LONGEST_WORK_STEP_MS {
+        cautions.push(format!(
+            "work.max_ms is {}, over {LONGEST_WORK_STEP_MS} ms: a task stays `submitted` for \
+             its first work step, which may outlast a consumer's deadline for `submitted` (2 s \
+             in stuck-in-submitted): whether a slow task is taken for a stuck one is chance",
+            work.max_ms
+        ));
+    }
+    if let Some(sidecar) = &personality.sidecar {
+        let timeouts = [
+            ("route_timeout_ms", sidecar.route_timeout_ms),
+            ("idle_timeout_ms", sidecar.idle_timeout_ms),
+        ];
+        for (knob, timeout_ms) in timeouts {
+            if let Some(timeout_ms) = timeout_ms
+                && timeout_ms < SHORTEST_SIDECAR_TIMEOUT_MS
+            {
+                cautions.push(format!(
+                    "sidecar.{knob} is {timeout_ms}, under {SHORTEST_SIDECAR_TIMEOUT_MS} ms: an \
+                     exchange through the sidecar (a connection, a request and its answer, \
+                     each message up to 20 ms) completes only when the network is quick, by \
+                     chance"
+                ));
+            }
+        }
+    }
     if long_longest > LONG_WORK_BUDGET_MS {
         cautions.push(format!(
             "the #long script's work may last {long_longest} ms ({} steps of up to {} ms), \
@@ -71,7 +114,7 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshsim_runtimes::{WorkDurations, builtins};
+    use meshsim_runtimes::{Sidecar, WorkDurations, builtins};
 
     fn with(reaping: Reaping, min_ms: u64, max_ms: u64, long_running_steps: u32) -> Personality {
         Personality {
@@ -118,9 +161,9 @@ mod tests {
     #[test]
     fn work_too_long_to_count_is_named_at_the_most_a_count_can_say() {
         let named = cautions(&with(Reaping::Never, u64::MAX, u64::MAX, 10));
-        assert_eq!(named.len(), 1, "{named:?}");
+        assert_eq!(named.len(), 2, "{named:?}");
         assert!(
-            named[0].contains(&format!("may last {} ms", u64::MAX)),
+            named[1].contains(&format!("may last {} ms", u64::MAX)),
             "{named:?}"
         );
     }
@@ -148,6 +191,40 @@ mod tests {
         // Always fits (at most 8 s), never fits (at least 12 s).
         assert!(cautions(&with(ttl, 100, 400, 20)).is_empty());
         assert!(cautions(&with(ttl, 400, 400, 30)).is_empty());
+    }
+
+    #[test]
+    fn a_work_step_over_the_longest_the_swarm_draws_is_named() {
+        assert!(cautions(&with(Reaping::Never, 0, LONGEST_WORK_STEP_MS, 1)).is_empty());
+        let named = cautions(&with(Reaping::Never, 9_000, 10_000, 1));
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].starts_with("work.max_ms is 10000, over 1600 ms"),
+            "{named:?}"
+        );
+    }
+
+    #[test]
+    fn a_sidecar_timeout_shorter_than_an_exchange_is_named() {
+        let with_sidecar = |route_timeout_ms, idle_timeout_ms| Personality {
+            sidecar: Some(Sidecar {
+                route_timeout_ms,
+                idle_timeout_ms,
+            }),
+            ..Personality::default()
+        };
+        assert!(cautions(&with_sidecar(Some(100), Some(100))).is_empty());
+        assert!(cautions(&with_sidecar(None, None)).is_empty());
+        let named = cautions(&with_sidecar(Some(1), Some(99)));
+        assert_eq!(named.len(), 2, "{named:?}");
+        assert!(
+            named[0].starts_with("sidecar.route_timeout_ms is 1, under 100 ms"),
+            "{named:?}"
+        );
+        assert!(
+            named[1].starts_with("sidecar.idle_timeout_ms is 99, under 100 ms"),
+            "{named:?}"
+        );
     }
 
     #[test]

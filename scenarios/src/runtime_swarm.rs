@@ -21,7 +21,7 @@
 //!   or never does (`long_running_steps × work.min_ms` over it: the job is impossible by
 //!   [`crate::impossible::WORK_OUTLASTS_TTL`]).
 
-use crate::judgeable::{LONG_WORK_BUDGET_MS, SHORTEST_REAPING_TIMER_MS};
+use crate::judgeable::{LONG_WORK_BUDGET_MS, LONGEST_WORK_STEP_MS, SHORTEST_REAPING_TIMER_MS};
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
     Bindings, BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
@@ -235,10 +235,11 @@ fn draw_reaping(rng: &mut ChaCha8Rng) -> Reaping {
     }
 }
 
-/// Work steps of 0 to 1.6 s; see the module comment for the three caps.
+/// Work steps of 0 to 1.6 s ([`LONGEST_WORK_STEP_MS`]); see the module comment for the
+/// three caps.
 fn draw_work(rng: &mut ChaCha8Rng, reaping: Reaping) -> WorkDurations {
     let min_ms = rng.random_range(0..=400);
-    let mut max_ms = min_ms + rng.random_range(0..=1_200);
+    let mut max_ms = min_ms + rng.random_range(0..=LONGEST_WORK_STEP_MS - 400);
     if let Reaping::Ttl { after_ms } = reaping {
         max_ms = max_ms.min(after_ms / 2);
     }
