@@ -32,6 +32,7 @@ mod run_spec;
 mod runtime_swarm;
 mod scenario;
 mod shell_word;
+mod stall_watch;
 mod sweep_outcome;
 mod tally;
 mod test_caller;

@@ -19,6 +19,7 @@ use crate::run::RunResult;
 use crate::run_spec::DEFAULT_TICK;
 use crate::run_spec::{Faults, RunSpec, RuntimeChoice};
 use crate::scenario::Scenario;
+use crate::stall_watch::StallWatch;
 use crate::tally::Tally;
 use meshsim_protocol::Dialect;
 use meshsim_runtimes::BUILTIN_NAMES;
@@ -336,6 +337,15 @@ impl Matrix {
     /// Runs the sweep, calling `each` with every result in sweep order (whatever the
     /// number of threads), and returns the tally. Passing runs are not kept.
     pub fn run_with(&self, each: impl FnMut(&RunResult, Expect, bool)) -> Tally {
+        self.run_watched(&StallWatch::on_stderr(&RunSpec::replay_command), each)
+    }
+
+    /// [`Matrix::run_with`], with `watch` saying which runs seem stuck.
+    pub(crate) fn run_watched(
+        &self,
+        watch: &StallWatch,
+        each: impl FnMut(&RunResult, Expect, bool),
+    ) -> Tally {
         // Each run's spec is made when a thread takes it (a spec holds a whole personality:
         // collecting 100,000 of them up front took 75 MB), in the order of `specs()`.
         let cells = self.cells();
@@ -344,7 +354,7 @@ impl Matrix {
             let seed = self.seeds.start + (index / cells.len()) as u64;
             cells[index % cells.len()].spec(seed, self.tick)
         };
-        let mut tally = sweep_specs(total, spec_at, self.threads, self.fixed_steps, each);
+        let mut tally = sweep_specs(total, spec_at, self.threads, self.fixed_steps, watch, each);
         tally.errors.splice(0..0, self.problems.iter().cloned());
         tally
     }

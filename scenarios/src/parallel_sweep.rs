@@ -4,11 +4,12 @@
 use crate::expectation::{Expect, rule_for};
 use crate::run::{RunOptions, RunResult, run};
 use crate::run_spec::RunSpec;
+use crate::stall_watch::StallWatch;
 use crate::tally::Tally;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 
 /// The machine's parallelism, or one thread.
 pub fn default_threads() -> usize {
@@ -17,12 +18,14 @@ pub fn default_threads() -> usize {
 
 /// Runs `total` specs (the `index`th made by `spec_at` when a thread takes it) on
 /// `threads` threads, every step one by one if `fixed_steps` (see
-/// [`RunOptions::fixed_steps`]), calling `each` in index order, and tallies them.
+/// [`RunOptions::fixed_steps`]), calling `each` in index order, and tallies them; `watch`
+/// says which runs seem stuck while they are.
 pub(crate) fn sweep_specs(
     total: usize,
     spec_at: impl Fn(usize) -> RunSpec + Sync,
     threads: usize,
     fixed_steps: bool,
+    watch: &StallWatch,
     mut each: impl FnMut(&RunResult, Expect, bool),
 ) -> Tally {
     let next = AtomicUsize::new(0);
@@ -39,7 +42,9 @@ pub(crate) fn sweep_specs(
                     if index >= total {
                         break;
                     }
+                    watch.started(index);
                     let result = run_caught(&spec_at(index), fixed_steps);
+                    watch.ended(index);
                     if sender.send((index, result)).is_err() {
                         break;
                     }
@@ -49,7 +54,15 @@ pub(crate) fn sweep_specs(
         drop(sender);
         let mut pending = BTreeMap::new();
         let mut expected_index = 0;
-        for (index, result) in receiver {
+        loop {
+            let (index, result) = match receiver.recv_timeout(watch.check_every()) {
+                Ok(received) => received,
+                Err(RecvTimeoutError::Timeout) => {
+                    watch.check(&spec_at);
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
             pending.insert(index, result);
             while let Some(result) = pending.remove(&expected_index) {
                 match result {

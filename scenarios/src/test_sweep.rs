@@ -4,6 +4,8 @@
 use crate::matrix::Matrix;
 use crate::parallel_sweep::sweep_specs;
 use crate::regressions::Regressions;
+use crate::run_spec::RunSpec;
+use crate::stall_watch::StallWatch;
 use crate::sweep_outcome::SweepOutcome;
 use crate::test_caller::TestCaller;
 use crate::test_env::TestEnv;
@@ -33,23 +35,27 @@ impl Matrix {
             Vec::new()
         };
         let mut mismatches = Vec::new();
+        let name_run = |spec: &RunSpec| caller.rerun_line(spec);
+        let watch = StallWatch::on_stderr(&name_run);
         let mut tally = sweep_specs(
             remembered.len(),
             |index| remembered[index].clone(),
             narrowed.thread_count(),
             narrowed.takes_fixed_steps(),
+            &watch,
             |result, expect, matched| {
                 if !matched {
                     mismatches.push((result.clone(), expect));
                 }
             },
         );
-        let swept = narrowed.run_with(|result, expect, matched| {
+        let swept = narrowed.run_watched(&watch, |result, expect, matched| {
             if !matched {
                 mismatches.push((result.clone(), expect));
             }
         });
         tally.merge(swept);
+        drop(watch);
         SweepOutcome::new(tally, mismatches, caller)
     }
 }
