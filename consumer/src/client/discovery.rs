@@ -27,8 +27,13 @@ impl<C: Connector> A2aClient<C> {
             let url = http::under(&base_uri, path)?;
             match fetch_card(&connector, &url, &config).await {
                 Ok((card, dialect)) => {
-                    let (binding, endpoint) = chosen_interface(&card, dialect)
-                        .unwrap_or_else(|| (Binding::JsonRpc, base_uri.clone()));
+                    let (binding, endpoint) =
+                        chosen_interface(&card, dialect).map_err(|problem| {
+                            ClientError::NoCard {
+                                base: base.to_string(),
+                                problem: format!("{path}: {problem}"),
+                            }
+                        })?;
                     TraceEvent::Card {
                         path: path.into(),
                         dialect: dialect.name().into(),
@@ -89,18 +94,35 @@ async fn fetch_card<C: Connector>(
     Ok((card, dialect))
 }
 
-/// The first interface the client speaks, with its URL (when a usable absolute http URL);
-/// a Card naming none (e.g. only gRPC) is tried over JSON-RPC at its first interface.
-fn chosen_interface(card: &AgentCard, dialect: Dialect) -> Option<(Binding, Uri)> {
-    let spoken = card.interfaces.iter().find_map(|interface| {
-        let binding = Binding::from_name(&interface.protocol_binding)?;
-        binding
-            .exists_in(dialect)
-            .then_some((binding, &interface.url))
-    });
-    let (binding, url) =
-        spoken.or_else(|| Some((Binding::JsonRpc, &card.interfaces.first()?.url)))?;
-    Some((binding, parse_http_uri(url).ok()?))
+/// The first interface whose binding the client speaks in `dialect`, at an absolute http
+/// URL, with that URL; otherwise why the Card offers none (the client never guesses an
+/// endpoint the Card does not name: the specification's section 8.3.2 has clients use the
+/// URL given for the transport they chose).
+fn chosen_interface(card: &AgentCard, dialect: Dialect) -> Result<(Binding, Uri), String> {
+    let mut passed_over = Vec::new();
+    for interface in &card.interfaces {
+        let named = format!("{} at `{}`", interface.protocol_binding, interface.url);
+        let Some(binding) = Binding::from_name(&interface.protocol_binding)
+            .filter(|binding| binding.exists_in(dialect))
+        else {
+            passed_over.push(format!(
+                "{named}: a binding meshsim does not speak in {dialect}"
+            ));
+            continue;
+        };
+        match parse_http_uri(&interface.url) {
+            Ok(url) => return Ok((binding, url)),
+            Err(error) => passed_over.push(format!("{named}: {error}")),
+        }
+    }
+    Err(if passed_over.is_empty() {
+        "the Card lists no interface".to_string()
+    } else {
+        format!(
+            "the Card offers no interface meshsim can reach ({})",
+            passed_over.join("; ")
+        )
+    })
 }
 
 fn parse_http_uri(url: &str) -> Result<Uri, ClientError> {
@@ -129,6 +151,7 @@ fn parse_http_uri(url: &str) -> Result<Uri, ClientError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshsim_protocol::AgentInterface;
 
     #[test]
     fn urls_are_checked_before_any_connection() {
@@ -151,5 +174,55 @@ mod tests {
                 .to_string(),
             "http://agent:9000/a2a/.well-known/agent.json"
         );
+    }
+
+    #[test]
+    fn the_endpoint_is_the_first_reachable_interface_the_card_names_and_never_a_guess() {
+        let card = |interfaces: &[(&str, &str)]| AgentCard {
+            name: "agent".to_string(),
+            description: None,
+            version: "1.0.0".to_string(),
+            interfaces: interfaces
+                .iter()
+                .map(|(binding, url)| AgentInterface {
+                    url: url.to_string(),
+                    protocol_binding: binding.to_string(),
+                    protocol_version: Some("1.0".to_string()),
+                })
+                .collect(),
+            capabilities: Default::default(),
+            default_input_modes: Vec::new(),
+            default_output_modes: Vec::new(),
+            skills: Vec::new(),
+            security_schemes: Vec::new(),
+        };
+        let chosen = chosen_interface(
+            &card(&[
+                ("GRPC", "http://agent:9001/"),
+                ("HTTP+JSON", "https://agent:9443/"),
+                ("JSONRPC", "http://agent:9000/rpc"),
+            ]),
+            Dialect::V1_0,
+        )
+        .unwrap();
+        assert_eq!(
+            (chosen.0, chosen.1.to_string()),
+            (Binding::JsonRpc, "http://agent:9000/rpc".to_string())
+        );
+        for (interfaces, expected) in [
+            (
+                &[("HTTP+JSON", "https://agent:9443/")][..],
+                "scheme `https`",
+            ),
+            (&[("JSONRPC", "/a2a")][..], "not an absolute URL"),
+            (
+                &[("GRPC", "http://agent:9001/")][..],
+                "does not speak in v1.0",
+            ),
+            (&[][..], "lists no interface"),
+        ] {
+            let problem = chosen_interface(&card(interfaces), Dialect::V1_0).unwrap_err();
+            assert!(problem.contains(expected), "{problem}");
+        }
     }
 }
