@@ -62,7 +62,8 @@ pub fn run(args: ProbeArgs) -> ExitCode {
     };
     let connector = TcpConnector::new(Duration::from_secs(5));
     let measured = runtime.block_on(probe(connector, &args.url, &config));
-    if let (Ok(report), Some(path)) = (&measured, &args.personality_out) {
+    let nothing_measured = measured.as_ref().ok().and_then(nothing_measured);
+    if let (Ok(report), Some(path), None) = (&measured, &args.personality_out, nothing_measured) {
         let personality = personality_file(&probed_personality(report)) + "\n";
         if let Err(error) = std::fs::write(path, personality) {
             eprintln!(
@@ -94,14 +95,18 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             } else {
                 output::print(&render(&report));
             }
-            if report.endpoint_answered {
-                ExitCode::SUCCESS
-            } else {
-                eprintln!(
-                    "meshsim probe: the agent's Card was read, but the endpoint it names did \
-                     not answer (see the notes): nothing was measured"
-                );
-                ExitCode::from(1)
+            match nothing_measured {
+                None => ExitCode::SUCCESS,
+                Some(why) => {
+                    let unwritten = match &args.personality_out {
+                        Some(path) => format!(", and {} was not written", path.display()),
+                        None => String::new(),
+                    };
+                    eprintln!(
+                        "meshsim probe: {why} (see the notes): nothing was measured{unwritten}"
+                    );
+                    ExitCode::from(1)
+                }
             }
         }
         Err(error @ ClientError::Url { .. }) => {
@@ -112,6 +117,18 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             eprintln!("meshsim probe: {error}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Why the probe measured nothing at all, when it did not: the endpoint never answered, or
+/// answered without a task state (an HTTP error, an error event, an empty stream).
+fn nothing_measured(report: &ProbeReport) -> Option<&'static str> {
+    if !report.endpoint_answered {
+        Some("the agent's Card was read, but the endpoint it names did not answer")
+    } else if report.first_turn.is_empty() {
+        Some("the agent's endpoint answered, but its first turn reported no task state")
+    } else {
+        None
     }
 }
 
