@@ -27,7 +27,8 @@ pub struct ProbeArgs {
     /// minutes).
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
     settle_ms: u64,
-    /// Longest wait (s) for an answer or for the next event of a stream (1 s to a day).
+    /// Longest wait (s) for an answer, and for a whole read of a stream: a turn to reach
+    /// the state the probe waits for, keep-alives and progress events or not (1 s to a day).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout_s: u64,
     /// Also write the personality that reproduces what the probe measured (the Card's

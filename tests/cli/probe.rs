@@ -288,7 +288,7 @@ fn a_stuck_agent_sending_keep_alives_is_probed_within_the_timeout_and_its_gaps_n
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{output:?}");
     assert!(
-        stdout.contains("first turn: stream event timed out after 1s"),
+        stdout.contains("first turn: waiting for a state that ends the turn timed out after 1s"),
         "{stdout}"
     );
     let gaps = "stream_close, reaping, resubscribe, follow_up";

@@ -60,8 +60,10 @@ struct Probe<'a, C> {
 struct Seen {
     states: Vec<TaskState>,
     task_ids: Vec<String>,
-    /// Whether the stream ended (closed by the peer) rather than being left open.
-    closed: bool,
+    /// Whether the peer ended the stream (`Some(true)`) or left it open past the watch
+    /// (`Some(false)`); `None` when the read ended otherwise (a cut connection, a malformed
+    /// or error event, the bound), which says nothing of how the peer closes streams.
+    closed: Option<bool>,
     error: Option<ClientError>,
 }
 
@@ -88,6 +90,10 @@ impl<C: Connector> Probe<'_, C> {
         self.resubscribe(&task_id).await;
         self.follow_up(&task_id).await;
         match self.client.get_task(&task_id).await {
+            Ok(task) if task.id != task_id => self.report.notes.push(format!(
+                "get after the follow-up: asked for {task_id}, answered with {}",
+                task.id
+            )),
             Ok(task) => self.report.get_after_followup = Some(task.status.state.to_string()),
             Err(error) => self.report.get_after_followup = Some(describe(&error)),
         }
@@ -127,17 +133,29 @@ impl<C: Connector> Probe<'_, C> {
         self.report.first_turn = seen.states.clone();
         self.report.reached_input_required = seen.states.last() == Some(&TaskState::InputRequired);
         if self.report.reached_input_required {
-            self.report.stream_closes_on_input_required = Some(seen.closed);
+            self.report.stream_closes_on_input_required = seen.closed;
         }
         if let Some(error) = seen.error {
             self.report.notes.push(format!("first turn: {error}"));
         }
-        chosen.or_else(|| seen.task_ids.first().cloned())
+        let task_id = chosen.or_else(|| seen.task_ids.first().cloned())?;
+        let others = other_tasks(&seen.task_ids, &task_id);
+        if !others.is_empty() {
+            self.report.notes.push(format!(
+                "the first turn of {task_id} also carried events of another task: {others}; the \
+                 probe follows {task_id}"
+            ));
+        }
+        Some(task_id)
     }
 
     async fn survival(&mut self, task_id: &str) {
         meshsim_time::sleep(self.config.settle).await;
         match self.client.get_task(task_id).await {
+            Ok(task) if task.id != task_id => self.report.notes.push(format!(
+                "get after the stream closed: asked for {task_id}, answered with {}",
+                task.id
+            )),
             Ok(_) => self.report.task_survives_stream_close = Some(true),
             Err(error) if error.is_task_not_found() => {
                 self.report.task_survives_stream_close = Some(false);
@@ -153,8 +171,23 @@ impl<C: Connector> Probe<'_, C> {
         let behaviour = match self.client.subscribe(task_id).await {
             Ok(stream) => {
                 let seen = self.read_stream(stream, false).await;
+                let others = other_tasks(&seen.task_ids, task_id);
                 match &seen.error {
                     Some(error) if seen.states.is_empty() => self.failed_resubscribe(error),
+                    // Neither is a way of resuming a subscription the profile knows.
+                    Some(error) => {
+                        self.report.notes.push(format!(
+                            "resubscribe: the stream carried {} and then failed: {error}",
+                            states_seen(&seen.states)
+                        ));
+                        None
+                    }
+                    _ if !others.is_empty() => {
+                        self.report.notes.push(format!(
+                            "resubscribe to {task_id} carried events of another task: {others}"
+                        ));
+                        None
+                    }
                     _ if seen.states.first() == Some(&TaskState::Submitted) => {
                         Some(ResubscribeBehaviour::Replays)
                     }
@@ -250,42 +283,45 @@ impl<C: Connector> Probe<'_, C> {
         }
     }
 
-    /// Reads a stream. `patient`: wait (up to the client's idle timeout for each event,
-    /// keep-alive comments or not) for a state that
-    /// ends a turn (the task waits for the client, or is over) carried by an update (a
-    /// snapshot opening a turn shows the old state), then watch for the settle time whether
-    /// the stream closes by itself. Not `patient`: read until the stream closes or stays
-    /// quiet for the settle time.
+    /// Reads a stream, for at most the client's idle timeout in all (an agent's keep-alive
+    /// comments, a progress heartbeat or a body dripping a byte at a time never end a read
+    /// by themselves). `patient`: wait for a state that ends a turn (the task waits for the
+    /// client, or is over) carried by an update (a snapshot opening a turn shows the old
+    /// state), then watch for the settle time whether the stream closes by itself. Not
+    /// `patient`: read until the stream closes or stays quiet for the settle time.
     async fn read_stream(&self, mut stream: EventStream, patient: bool) -> Seen {
         let mut seen = Seen::default();
         let mut reached = false;
+        let bound = self.config.client.idle_timeout;
+        let over = meshsim_time::Instant::now() + bound;
         loop {
-            // The stream's own idle timeout counts bytes, and an agent's keep-alive comments
-            // are bytes: the probe bounds its wait for the next event itself.
             let watching = reached || !patient;
-            let wait = if watching {
-                self.config.settle
+            let quiet_enough = meshsim_time::Instant::now() + self.config.settle;
+            let until = if watching {
+                over.min(quiet_enough)
             } else {
-                self.config.client.idle_timeout
+                over
             };
-            let next = match meshsim_time::timeout(wait, stream.next()).await {
+            let next = match meshsim_time::timeout_at(until, stream.next()).await {
                 Ok(next) => next,
-                Err(_) if watching => return seen,
+                Err(_) if watching => {
+                    seen.closed = Some(false);
+                    return seen;
+                }
                 Err(_) => {
                     seen.error = Some(ClientError::Timeout {
-                        what: "stream event",
-                        after: wait,
+                        what: "waiting for a state that ends the turn",
+                        after: bound,
                     });
                     return seen;
                 }
             };
             let event = match next {
                 None => {
-                    seen.closed = true;
+                    seen.closed = Some(true);
                     return seen;
                 }
                 Some(Err(error)) => {
-                    seen.closed = !matches!(error, ClientError::Timeout { .. });
                     seen.error = Some(error);
                     return seen;
                 }
@@ -303,6 +339,24 @@ impl<C: Connector> Probe<'_, C> {
             }
         }
     }
+}
+
+/// The ids among `ids` other than `task_id`, for a note; empty when there are none.
+fn other_tasks(ids: &[String], task_id: &str) -> String {
+    ids.iter()
+        .filter(|id| *id != task_id)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A turn's states for a note.
+fn states_seen(states: &[TaskState]) -> String {
+    states
+        .iter()
+        .map(|state| state.name())
+        .collect::<Vec<_>>()
+        .join(" -> ")
 }
 
 fn describe(error: &ClientError) -> String {

@@ -233,7 +233,8 @@ async fn a_stuck_task_whose_stream_sends_keep_alives_ends_the_probe_at_its_timeo
         report
             .notes
             .iter()
-            .any(|note| note.contains("first turn: stream event timed out")),
+            .any(|note| note
+                .contains("first turn: waiting for a state that ends the turn timed out")),
         "{report:#?}"
     );
 }
