@@ -134,7 +134,7 @@ impl TaskLedger {
             });
             return rulings;
         }
-        rulings.push(self.judge_live(observation));
+        rulings.push(self.judge_live(observation, kind));
         rulings
     }
 
@@ -182,14 +182,21 @@ impl TaskLedger {
     }
 
     fn settle_as_live(&mut self) -> Vec<Ruling> {
+        let Some(kind) = self.alignment.as_ref().map(|alignment| alignment.kind) else {
+            return Vec::new();
+        };
         self.take_held()
             .into_iter()
-            .map(|observation| self.judge_live(observation))
+            .map(|observation| self.judge_live(observation, kind))
             .collect()
     }
 
-    fn judge_live(&mut self, observation: Observation) -> Ruling {
+    fn judge_live(&mut self, observation: Observation, kind: ConnectionKind) -> Ruling {
         let from = self.current();
+        // The turn that answers a question leaves it: the peer working again is what the
+        // client asked for, not an earlier `working` said again, however alike their
+        // timestamps (a peer stamping whole seconds stamps a quick second turn as the first).
+        let answered = kind == ConnectionKind::Turn && from.is_some_and(TaskState::is_interrupted);
         let verdict = match observation.state.move_from(from) {
             TaskMove::Repeat => StateVerdict::Repeat,
             TaskMove::Unrecognised => StateVerdict::Unrecognised,
@@ -198,7 +205,9 @@ impl TaskLedger {
                 StateVerdict::DuplicateSubmitted
             }
             TaskMove::Backward => StateVerdict::Backward,
-            TaskMove::Forward if self.matches_applied(&observation) => StateVerdict::Duplicate,
+            TaskMove::Forward if !answered && self.matches_applied(&observation) => {
+                StateVerdict::Duplicate
+            }
             TaskMove::Forward => StateVerdict::Applied,
         };
         if verdict == StateVerdict::Applied {

@@ -488,6 +488,21 @@ fn a_stale_replayed_working_is_caught_by_its_timestamp() {
 }
 
 #[test]
+fn the_answers_turn_is_live_though_stamped_as_the_first_turn_was() {
+    // A peer stamping whole seconds: both turns within one second read alike.
+    const SECOND: Option<&str> = Some("2026-01-01T00:00:00Z");
+    let mut feed = Feed::new();
+    feed.first_turn([SECOND, SECOND, SECOND]);
+    feed.connect();
+    feed.event(Turn, Working, SECOND);
+    feed.event(Turn, Completed, SECOND);
+    assert_eq!(
+        feed.applied_states(),
+        [Submitted, Working, InputRequired, Working, Completed]
+    );
+}
+
+#[test]
 fn nothing_after_a_terminal_state_is_applied() {
     let mut feed = Feed::new();
     feed.connect();
