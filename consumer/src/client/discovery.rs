@@ -80,7 +80,7 @@ async fn fetch_card<C: Connector>(
             url: url.to_string(),
         });
     }
-    let bytes = http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
+    let bytes = http::read_body(exchange, config.max_body_bytes).await?;
     let json: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|error| ClientError::Malformed(format!("Card is not JSON: {error}")))?;
     let dialect = detect::detect_card(&json)

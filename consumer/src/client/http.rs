@@ -4,13 +4,14 @@
 use super::connector::Connector;
 use super::error::ClientError;
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use http::header::{ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use http::uri::{Parts, PathAndQuery, Scheme};
 use http::{Method, Request, Response, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use meshsim_time::Instant;
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::time::Duration;
@@ -21,8 +22,11 @@ pub type HttpRequest = Request<Full<Bytes>>;
 /// `A2A-Version` as a header name (hyper writes names in lower case).
 const A2A_VERSION: HeaderName = HeaderName::from_static("a2a-version");
 
-/// Builds a request to `uri` with a `Host` header, `Accept`, `body` (its media type and
-/// bytes) and, when given, v1.0's `A2A-Version`, in that order.
+/// Builds a request to `uri` with a `Host` header (the URL's host and port: credentials
+/// written into a URL never leave it, RFC 9110 section 4.2.4), `Accept`, `Accept-Encoding:
+/// identity` (the client decodes no content coding, and a request without the header
+/// accepts any, section 12.5.3), `body` (its media type and bytes) and, when given,
+/// v1.0's `A2A-Version`, in that order.
 ///
 /// The request is put together in place rather than by `http::request::Builder`, which
 /// moves its whole head through a `Result` for every header and parses each name.
@@ -37,7 +41,11 @@ pub fn request(
         .authority()
         .ok_or_else(|| no_host(uri))
         .and_then(|authority| {
-            HeaderValue::from_str(authority.as_str()).map_err(|error| ClientError::Url {
+            let host_and_port = match authority.as_str().rsplit_once('@') {
+                Some((_credentials, host_and_port)) => host_and_port,
+                None => authority.as_str(),
+            };
+            HeaderValue::from_str(host_and_port).map_err(|error| ClientError::Url {
                 url: uri.to_string(),
                 problem: error.to_string(),
             })
@@ -52,6 +60,7 @@ pub fn request(
     let headers = request.headers_mut();
     headers.insert(HOST, host);
     headers.insert(ACCEPT, HeaderValue::from_static(accept));
+    headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
     if let Some(media_type) = content_type {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
     }
@@ -123,9 +132,13 @@ impl Connection {
 pub struct Exchange {
     pub response: Response<Incoming>,
     pub connection: Connection,
+    /// When the exchange's timeout runs out: a plain body must be read by then too.
+    deadline: Instant,
+    timeout: Duration,
 }
 
-/// Connects, sends `request` and waits for the response head, all within `timeout`.
+/// Connects, sends `request` and waits for the response head, all within `timeout`, which
+/// also bounds reading a plain body ([`read_body`]): the whole answer.
 pub async fn exchange<C: Connector>(
     connector: &C,
     request: HttpRequest,
@@ -143,6 +156,7 @@ pub async fn exchange<C: Connector>(
         .map_or_else(|| Uri::from_static("/"), |target| Uri::from(target.clone()));
     let uri = std::mem::replace(&mut head.uri, origin);
     let request = Request::from_parts(head, body);
+    let deadline = Instant::now() + timeout;
     let attempt = async {
         let stream = connector
             .connect(uri)
@@ -167,11 +181,13 @@ pub async fn exchange<C: Connector>(
         Ok(Exchange {
             response,
             connection,
+            deadline,
+            timeout,
         })
     };
     // Boxed: the connection's state (about 1 KB) would otherwise sit inline in every future
     // that awaits a call, up to the consumer's job, and be copied each time one is moved.
-    meshsim_time::timeout(timeout, Box::pin(attempt))
+    meshsim_time::timeout_at(deadline, Box::pin(attempt))
         .await
         .map_err(|_| ClientError::Timeout {
             what: "HTTP request",
@@ -179,38 +195,40 @@ pub async fn exchange<C: Connector>(
         })?
 }
 
-/// Reads a whole body of at most `limit` bytes within `timeout`.
-pub async fn read_body(
-    exchange: Exchange,
-    limit: usize,
-    timeout: Duration,
-) -> Result<Bytes, ClientError> {
+/// Reads a whole body of at most `limit` bytes by the exchange's deadline.
+pub async fn read_body(exchange: Exchange, limit: usize) -> Result<Bytes, ClientError> {
     let Exchange {
         response,
         mut connection,
+        deadline,
+        timeout,
     } = exchange;
     let collect = Limited::new(response.into_body(), limit).collect();
-    let collected = meshsim_time::timeout(timeout, connection.run(collect))
+    let collected = meshsim_time::timeout_at(deadline, connection.run(collect))
         .await
         .map_err(|_| ClientError::Timeout {
-            what: "HTTP body",
+            what: "HTTP answer",
             after: timeout,
         })?
         .map_err(|error| ClientError::Transport(error.to_string()))?;
     Ok(collected.to_bytes())
 }
 
-/// Whether a response is an SSE stream.
+/// Whether a response is an SSE stream (media types are case-insensitive, RFC 9110
+/// section 8.3.1).
 pub fn is_event_stream(response: &Response<Incoming>) -> bool {
     response
         .headers()
         .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .trim_start()
-                .starts_with(meshsim_protocol::sse::CONTENT_TYPE)
-        })
+        .is_some_and(|value| names_event_stream(value.as_bytes()))
+}
+
+fn names_event_stream(content_type: &[u8]) -> bool {
+    let media_type = meshsim_protocol::sse::CONTENT_TYPE.as_bytes();
+    content_type
+        .trim_ascii_start()
+        .get(..media_type.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(media_type))
 }
 
 fn transport(error: hyper::Error) -> ClientError {
@@ -264,10 +282,68 @@ mod tests {
             [
                 ("host", "agent:80"),
                 ("accept", "text/event-stream"),
+                ("accept-encoding", "identity"),
                 ("content-type", "application/json"),
                 ("a2a-version", "1.0"),
             ]
         );
         assert_eq!(request.uri(), &uri);
+    }
+
+    #[test]
+    fn credentials_in_a_url_stay_out_of_the_host_header() {
+        for (url, host) in [
+            ("http://alice:pw@agent:9000/", "agent:9000"),
+            ("http://bob@[::1]:8080/a2a", "[::1]:8080"),
+            ("http://agent/", "agent"),
+        ] {
+            let request = request(Method::GET, &url.parse().unwrap(), "*/*", None, None);
+            assert_eq!(request.unwrap().headers()[HOST], host, "{url}");
+        }
+    }
+
+    #[test]
+    fn an_event_stream_is_named_in_any_case_with_any_parameters() {
+        for named in [
+            "text/event-stream",
+            "Text/Event-Stream",
+            " TEXT/EVENT-STREAM; charset=utf-8",
+        ] {
+            assert!(names_event_stream(named.as_bytes()), "{named}");
+        }
+        for other in ["application/json", "text/event", ""] {
+            assert!(!names_event_stream(other.as_bytes()), "{other}");
+        }
+    }
+
+    /// The request timeout bounds the whole plain answer: a head in time and a body that
+    /// comes after the timeout is a timeout, not a wait of the timeout twice over.
+    #[tokio::test(start_paused = true)]
+    async fn the_timeout_bounds_the_head_and_the_body_together() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let connector = tower::service_fn(|_: Uri| async {
+            let (client, mut server) = tokio::io::duplex(1 << 16);
+            tokio::spawn(async move {
+                let mut request = [0; 1024];
+                let _ = server.read(&mut request).await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n";
+                server.write_all(head.as_bytes()).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let _ = server.write_all(b"{}").await;
+                std::future::pending::<()>().await;
+            });
+            Ok::<_, std::io::Error>(client)
+        });
+        let uri: Uri = "http://agent/".parse().unwrap();
+        let timeout = Duration::from_millis(500);
+        let request = request(Method::GET, &uri, "*/*", None, None).unwrap();
+        let exchange = exchange(&connector, request, timeout).await.unwrap();
+        match read_body(exchange, 1024).await {
+            Err(ClientError::Timeout { what, after }) => {
+                assert_eq!((what, after), ("HTTP answer", timeout));
+            }
+            other => panic!("expected the answer to time out, got {other:?}"),
+        }
     }
 }

@@ -141,14 +141,13 @@ pub(super) async fn refusal(
     exchange: http::Exchange,
     url: &Uri,
     max_body_bytes: usize,
-    timeout: std::time::Duration,
 ) -> ClientError {
     let status = exchange.response.status().as_u16();
     let bare = ClientError::Http {
         status,
         url: url.to_string(),
     };
-    let Ok(bytes) = http::read_body(exchange, max_body_bytes, timeout).await else {
+    let Ok(bytes) = http::read_body(exchange, max_body_bytes).await else {
         return bare;
     };
     serde_json::from_slice::<Value>(&bytes)

@@ -277,10 +277,7 @@ impl<C: Connector> A2aClient<C> {
                 status: status.as_u16(),
                 url: url.to_string(),
             },
-            Binding::HttpJson => {
-                let (limit, timeout) = (config.max_body_bytes, config.request_timeout);
-                http_json::refusal(exchange, &url, limit, timeout).await
-            }
+            Binding::HttpJson => http_json::refusal(exchange, &url, config.max_body_bytes).await,
         })
     }
 
@@ -290,8 +287,7 @@ impl<C: Connector> A2aClient<C> {
         method: Method,
     ) -> Result<RpcResult, ClientError> {
         let config = &self.config;
-        let bytes =
-            http::read_body(exchange, config.max_body_bytes, config.request_timeout).await?;
+        let bytes = http::read_body(exchange, config.max_body_bytes).await?;
         let json = Json::parse(&bytes)
             .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
         let reader = Reader {
