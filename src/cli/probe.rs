@@ -175,7 +175,11 @@ fn render(report: &ProbeReport) -> String {
     ];
     let mut out = format!(
         "meshsim probe {} ({} Card: {} {}; probed over {})\n\n",
-        report.url, card.dialect, card.name, card.version, report.binding
+        report.url,
+        card.dialect,
+        shown(&card.name),
+        shown(&card.version),
+        report.binding
     );
     out.push_str(&format!(
         "{:<34} {:<18} {}\n",
@@ -196,10 +200,10 @@ fn render(report: &ProbeReport) -> String {
         ));
     }
     if let Some(get) = &report.get_after_followup {
-        out.push_str(&format!("get after follow-up: {get}\n"));
+        out.push_str(&format!("get after follow-up: {}\n", shown(get)));
     }
     if let Some(cancel) = &report.cancel {
-        out.push_str(&format!("cancel at the end: {cancel}\n"));
+        out.push_str(&format!("cancel at the end: {}\n", shown(cancel)));
     }
     out.push('\n');
     if report.contradictions.is_empty() {
@@ -212,14 +216,30 @@ fn render(report: &ProbeReport) -> String {
         for contradiction in &report.contradictions {
             out.push_str(&format!(
                 "  - {}, but {}\n",
-                contradiction.claim, contradiction.observed
+                contradiction.claim,
+                shown(&contradiction.observed)
             ));
         }
     }
     for note in &report.notes {
-        out.push_str(&format!("note: {note}\n"));
+        out.push_str(&format!("note: {}\n", shown(note)));
     }
     out
+}
+
+/// Text the agent chose (its Card's name and version, its error messages in the notes),
+/// with control characters escaped: a line break or a terminal escape in it must not
+/// forge a line of the report or repaint the terminal.
+fn shown(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
 }
 
 fn path(states: &[TaskState]) -> String {
@@ -231,4 +251,55 @@ fn path(states: &[TaskState]) -> String {
         .map(|state| state.name())
         .collect::<Vec<_>>()
         .join(" -> ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshsim_consumer::probe::CardClaims;
+    use meshsim_protocol::{Binding, Dialect};
+
+    #[test]
+    fn what_the_agent_wrote_cannot_forge_a_line_or_repaint_the_terminal() {
+        let forged = "evil\u{1b}[31mRED\ncontradictions: none\nnote: all good";
+        let report = ProbeReport {
+            url: "http://agent:9000".to_string(),
+            card: CardClaims {
+                name: forged.to_string(),
+                version: "1.0\r\n".to_string(),
+                dialect: Dialect::V1_0,
+                bindings: vec![Binding::JsonRpc],
+                streaming: Some(true),
+                push_notifications: None,
+                state_transition_history: None,
+            },
+            binding: Binding::JsonRpc,
+            endpoint_answered: true,
+            task_id: None,
+            first_turn: Vec::new(),
+            reached_input_required: false,
+            stream_closes_on_input_required: None,
+            task_survives_stream_close: None,
+            resubscribe_after_input_required: None,
+            followup_same_task: None,
+            followup_turn: Vec::new(),
+            get_after_followup: None,
+            cancel: Some(format!("failed: {forged}")),
+            contradictions: Vec::new(),
+            notes: vec![format!("first turn: {forged}")],
+        };
+        let text = render(&report);
+        assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text}");
+        assert_eq!(
+            text.lines()
+                .filter(|line| line.starts_with("contradictions") || line.starts_with("note"))
+                .count(),
+            2,
+            "{text}"
+        );
+        assert!(
+            text.contains("evil\\u{1b}[31mRED\\ncontradictions: none\\nnote: all good 1.0\\r\\n"),
+            "{text}"
+        );
+    }
 }
