@@ -64,4 +64,39 @@ mod tests {
         let clock = sim_clock();
         assert_eq!(clock.now(), Duration::from_secs(EPOCH_SECS));
     }
+
+    /// A crash drops the host's tasks between steps, outside any runtime, where tokio's
+    /// `Instant::now` is the wall clock. What they read then is the host's simulated time,
+    /// however long the process stood still before the crash (a loaded machine, a paused
+    /// job): the test stands still 50 ms, longer than the 3 ms the host has run.
+    #[test]
+    fn a_task_dropped_by_a_crash_reads_simulated_time_whatever_the_wall_clock_did() {
+        use std::sync::Mutex;
+        struct ReadsOnDrop(Clock, Arc<Mutex<Option<String>>>);
+        impl Drop for ReadsOnDrop {
+            fn drop(&mut self) {
+                *self.1.lock().unwrap() = Some(self.0.now_rfc3339());
+            }
+        }
+        let read = Arc::new(Mutex::new(None));
+        let mut sim = turmoil::Builder::new().epoch(epoch()).build();
+        let slot = read.clone();
+        sim.host("host", move || {
+            let slot = slot.clone();
+            async move {
+                let _reads = ReadsOnDrop(sim_clock(), slot);
+                std::future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        for _ in 0..3 {
+            sim.step().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(50)); // wall-clock-ok: stands still on purpose
+        sim.crash("host");
+        assert_eq!(
+            read.lock().unwrap().as_deref(),
+            Some("2026-11-07T00:00:00.003Z")
+        );
+    }
 }

@@ -163,8 +163,12 @@ impl HostTimer {
         }
     }
 
+    /// Ends an iteration of the simulation: the host has run for `duration`
+    /// more. Until the next iteration sets a new `Instant`, the host's time is
+    /// `elapsed` alone.
     pub(crate) fn tick(&mut self, duration: Duration) {
-        self.elapsed += duration
+        self.elapsed += duration;
+        self.now = None;
     }
 
     /// Set a new `Instant` for each iteration of the simulation. `elapsed` is
@@ -179,8 +183,12 @@ impl HostTimer {
     }
 
     /// Returns how long the host has been executing for in virtual time.
+    ///
+    /// Between iterations (while a host crashes or bounces, its tasks dropped
+    /// outside any runtime, where `Instant::now` is the wall clock) this is
+    /// `elapsed` as the last iteration left it, never a wall-clock reading.
     pub(crate) fn elapsed(&self) -> Duration {
-        let run_duration = self.now.expect("host instant not set").elapsed();
+        let run_duration = self.now.map_or(Duration::ZERO, |now| now.elapsed());
         self.elapsed + run_duration
     }
 
