@@ -77,6 +77,10 @@ pub struct ListTasksParams {
     pub page_size: Option<i32>,
     pub page_token: Option<String>,
     pub history_length: Option<i32>,
+    /// Only tasks whose status changed at or after this RFC 3339 instant.
+    pub status_timestamp_after: Option<String>,
+    /// Whether listed tasks carry their artifacts (v1.0: omitted unless asked for).
+    pub include_artifacts: Option<bool>,
 }
 
 /// The result of `ListTasks`.

@@ -8,7 +8,7 @@
 //! | `POST /message:send` | `SendMessage` |
 //! | `POST /message:stream` | `SendStreamingMessage` (SSE) |
 //! | `GET /tasks/{id}` | `GetTask` (`?historyLength=`) |
-//! | `GET /tasks` | `ListTasks` (`?contextId=&status=&pageSize=&pageToken=&historyLength=`) |
+//! | `GET /tasks` | `ListTasks` (`?contextId=&status=&pageSize=&pageToken=&historyLength=&statusTimestampAfter=&includeArtifacts=`) |
 //! | `POST /tasks/{id}:cancel` | `CancelTask` |
 //! | `GET` or `POST /tasks/{id}:subscribe` | `SubscribeToTask` (SSE) |
 //! | `/tasks/{id}/pushNotificationConfigs[/{configId}]` | refused as over JSON-RPC |
@@ -212,7 +212,16 @@ fn body_params(body: &[u8]) -> Result<Map<String, Value>, RpcError> {
 fn query_params(query: BTreeMap<String, String>) -> Map<String, Value> {
     query
         .into_iter()
-        .map(|(key, value)| (key, Value::String(value)))
+        .map(|(key, value)| {
+            // A query carries text; the one boolean parameter is read as the binding's
+            // `true` and `false` (anything else stays text, which the codec refuses).
+            let value = match (key.as_str(), value.as_str()) {
+                ("includeArtifacts", "true") => Value::Bool(true),
+                ("includeArtifacts", "false") => Value::Bool(false),
+                _ => Value::String(value),
+            };
+            (key, value)
+        })
         .collect()
 }
 

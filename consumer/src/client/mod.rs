@@ -204,10 +204,11 @@ impl<C: Connector> A2aClient<C> {
         self.dialect.codec().method_name(method).is_some()
     }
 
-    /// `ListTasks` (v1.0 only): the tasks of one context.
+    /// `ListTasks` (v1.0 only): the tasks of one context, whole (artifacts included).
     pub async fn list_tasks(&self, context_id: &str) -> Result<Vec<Task>, ClientError> {
         let params = ListTasksParams {
             context_id: Some(context_id.to_string()),
+            include_artifacts: Some(true),
             ..Default::default()
         };
         match self.call(Request::ListTasks(params)).await? {

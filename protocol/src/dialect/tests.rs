@@ -173,6 +173,8 @@ fn requests(dialect: Dialect) -> Vec<RpcRequest> {
             page_size: Some(10),
             page_token: Some("p".to_string()),
             history_length: Some(0),
+            status_timestamp_after: Some("2026-11-07T00:00:01Z".to_string()),
+            include_artifacts: Some(true),
         }));
     }
     requests

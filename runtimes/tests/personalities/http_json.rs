@@ -374,6 +374,15 @@ async fn the_card_lists_both_bindings_and_unserved_routes_refuse_as_json_rpc_doe
                 .unwrap();
         assert_eq!(body["error"]["details"][0]["reason"], reason, "{path}");
     }
+    // The query's one boolean reads as the binding's `true` and `false`, and nothing else.
+    for (path, status) in [
+        ("/tasks?includeArtifacts=true", 200),
+        ("/tasks?includeArtifacts=false", 200),
+        ("/tasks?includeArtifacts=maybe", 400),
+    ] {
+        let answer = router.clone().oneshot(get(path)).await.unwrap();
+        assert_eq!(answer.status().as_u16(), status, "{path}");
+    }
     // A2A-Version is checked as over JSON-RPC.
     let mut old = get("/tasks");
     old.headers_mut()

@@ -299,6 +299,40 @@ async fn list_tasks_pages_and_filters() {
         }))
         .await;
     assert_eq!(garbage.error().code, ErrorCode::InvalidParams);
+    // Artifacts only when asked for (the v1.0 spec's MUST); an empty context is no filter
+    // (proto3's default value).
+    let listed = list(ListTasksParams::default()).await;
+    assert!(listed.tasks.iter().all(|task| task.artifacts.is_empty()));
+    let whole = list(ListTasksParams {
+        include_artifacts: Some(true),
+        ..Default::default()
+    })
+    .await;
+    assert!(whole.tasks.iter().any(|task| !task.artifacts.is_empty()));
+    let any_context = list(ListTasksParams {
+        context_id: Some(String::new()),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(any_context.total_size, 3);
+    // Statuses stamped at or after the instant: all of them since the epoch, none in 2099;
+    // text that is no timestamp is refused.
+    let stamped_after = |instant: &str| ListTasksParams {
+        status_timestamp_after: Some(instant.to_string()),
+        ..Default::default()
+    };
+    assert_eq!(
+        list(stamped_after("1970-01-01T00:00:00Z")).await.total_size,
+        3
+    );
+    assert_eq!(
+        list(stamped_after("2099-01-01T00:00:00Z")).await.total_size,
+        0
+    );
+    let not_a_time = client
+        .call(Request::ListTasks(stamped_after("yesterday")))
+        .await;
+    assert_eq!(not_a_time.error().code, ErrorCode::InvalidParams);
 }
 
 #[tokio::test(start_paused = true)]

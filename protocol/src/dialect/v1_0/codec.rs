@@ -60,6 +60,11 @@ impl Codec for V1_0 {
                 .put_opt("pageSize", params.page_size)
                 .put_opt("pageToken", params.page_token.clone())
                 .put_opt("historyLength", params.history_length)
+                .put_opt(
+                    "statusTimestampAfter",
+                    params.status_timestamp_after.clone(),
+                )
+                .put_opt("includeArtifacts", params.include_artifacts)
                 .build(),
         };
         let method = method_name(request.request.method());
@@ -97,6 +102,8 @@ impl Codec for V1_0 {
                 page_size: params.opt_i32("pageSize")?,
                 page_token: params.opt_str("pageToken")?,
                 history_length: params.opt_i32("historyLength")?,
+                status_timestamp_after: params.opt_str("statusTimestampAfter")?,
+                include_artifacts: params.opt_bool("includeArtifacts")?,
             }),
             Method::CancelTask => Request::CancelTask {
                 id: params.str("id")?,

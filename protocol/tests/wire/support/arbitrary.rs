@@ -347,15 +347,27 @@ pub fn request(dialect: Dialect) -> Bs<RpcRequest> {
             option::of(any::<i32>()),
             option::of(text()),
             option::of(any::<i32>()),
+            option::of(text()),
+            option::of(any::<bool>()),
         )
             .prop_map(
-                |(context_id, status, page_size, page_token, history_length)| {
+                |(
+                    context_id,
+                    status,
+                    page_size,
+                    page_token,
+                    history_length,
+                    status_timestamp_after,
+                    include_artifacts,
+                )| {
                     Request::ListTasks(ListTasksParams {
                         context_id,
                         status,
                         page_size,
                         page_token,
                         history_length,
+                        status_timestamp_after,
+                        include_artifacts,
                     })
                 },
             );
