@@ -1,10 +1,12 @@
 //! What stands between the network and a runtime served on real TCP (`meshsim serve`):
 //! bearer tokens (each token has its own task store, so no token reaches another's tasks),
-//! the request body limit and deadline, the cap on open streams, the Card's security
-//! schemes, and the count of requests in flight that a graceful shutdown waits for.
+//! the `Host` header's check, the request body limit and deadline, the cap on open
+//! streams, the Card's security schemes, and the count of requests in flight that a
+//! graceful shutdown waits for.
 
 mod bearer;
 mod body;
+mod host;
 mod limits;
 mod stream;
 #[cfg(test)]
@@ -100,6 +102,19 @@ impl ServeGuard {
 
 async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) -> Response<Body> {
     let in_flight = InFlight::new(&guard.in_flight);
+    if let Some(problem) = host::host_problem(request.version(), request.headers()) {
+        let path = request.uri().path();
+        let mut response = guard.refuse(
+            path,
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            problem,
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
     if request.method() != HttpMethod::POST && !is_task_resource(request.uri().path()) {
         return public(&guard, request).await;
     }

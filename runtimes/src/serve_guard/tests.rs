@@ -73,7 +73,7 @@ fn tokens() -> Tenants {
 }
 
 fn post_with(authorization: Option<&str>, body: impl Into<Body>) -> Request<Body> {
-    let mut request = Request::post("/");
+    let mut request = Request::post("/").header(header::HOST, "agent.test");
     if let Some(value) = authorization {
         request = request.header(header::AUTHORIZATION, value);
     }
@@ -109,6 +109,32 @@ async fn an_open_guard_passes_every_request_to_its_one_tenant() {
     let response = guard.router().oneshot(post_with(None, SEND)).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(text(response).await, "only");
+}
+
+#[tokio::test]
+async fn a_request_without_one_good_host_header_gets_400_and_reaches_no_tenant() {
+    let (guard, _stop) = guard(Tenants::Open(tenant("only")), Dialect::V1_0);
+    let router = guard.router();
+    let mut hostless = post_with(None, SEND);
+    hostless.headers_mut().remove(header::HOST);
+    let mut twice = post_with(None, SEND);
+    twice
+        .headers_mut()
+        .append(header::HOST, HeaderValue::from_static("other.test"));
+    let mut card = card_request();
+    card.headers_mut()
+        .insert(header::HOST, HeaderValue::from_static("a b"));
+    for (request, problem) in [
+        (hostless, "must carry a Host header"),
+        (twice, "not several"),
+        (card, "`a b` is not a host and port"),
+    ] {
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(response.headers()[header::CONNECTION], "close");
+        let body = text(response).await;
+        assert!(body.contains(problem), "{body}");
+    }
 }
 
 #[tokio::test]
@@ -337,6 +363,7 @@ async fn with_tokens_the_card_declares_the_bearer_scheme_in_its_dialects_words()
 
 fn card_request() -> Request<Body> {
     Request::get("/.well-known/agent-card.json")
+        .header(header::HOST, "agent.test")
         .body(Body::empty())
         .expect("a request")
 }
@@ -362,6 +389,7 @@ fn the_holder_of_a_token_is_found_among_several() {
 async fn a_refusal_takes_the_shape_of_the_binding_the_request_was_for() {
     let (rest_guard, _stop) = guard(tokens(), Dialect::V1_0);
     let rest = Request::post("/message:send")
+        .header(header::HOST, "agent.test")
         .body(Body::from(SEND))
         .expect("a request");
     let response = rest_guard.router().oneshot(rest).await.unwrap();
