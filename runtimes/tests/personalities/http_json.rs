@@ -383,6 +383,18 @@ async fn the_card_lists_both_bindings_and_unserved_routes_refuse_as_json_rpc_doe
         let answer = router.clone().oneshot(get(path)).await.unwrap();
         assert_eq!(answer.status().as_u16(), status, "{path}");
     }
+    // The version may come as a request parameter instead of the header (v1.0, section
+    // 3.6.1); without either, a v1.0 server reads 0.3 and refuses.
+    for (path, status) in [
+        ("/tasks?A2A-Version=1.0", 200),
+        ("/tasks/no-such-task?A2A-Version=1.0", 404),
+        ("/tasks", 400),
+    ] {
+        let mut request = get(path);
+        request.headers_mut().remove("A2A-Version");
+        let answer = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(answer.status().as_u16(), status, "{path}");
+    }
     // A2A-Version is checked as over JSON-RPC.
     let mut old = get("/tasks");
     old.headers_mut()
