@@ -66,7 +66,7 @@ pub(crate) fn respond(card: &Tagged, started: Duration, request: &HeaderMap) -> 
 }
 
 /// A strong entity tag: the quoted FNV-1a 64 hash of the body.
-fn etag(body: &[u8]) -> String {
+pub(crate) fn etag(body: &[u8]) -> String {
     let hash = body.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
     });
@@ -75,7 +75,7 @@ fn etag(body: &[u8]) -> String {
 
 /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110, section 13.1.2
 /// asks), or is `*`.
-fn matches(tags: &str, etag: &str) -> bool {
+pub(crate) fn matches(tags: &str, etag: &str) -> bool {
     tags.split(',')
         .map(str::trim)
         .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)

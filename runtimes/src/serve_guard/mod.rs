@@ -14,6 +14,7 @@ mod tests;
 
 pub use limits::{BodyDrain, ServeLimits};
 
+use crate::card_cache;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
@@ -242,11 +243,26 @@ fn opens_stream(path: &str, body: &[u8]) -> bool {
 }
 
 /// A request that needs no token (the Agent Card), the Card carrying the bearer scheme
-/// when tokens are required.
+/// when tokens are required. That Card is another representation than the one the Card
+/// route tags, so it gets its own `ETag` and `Content-Length`, for `HEAD` as for `GET`, and
+/// a held copy (`If-None-Match`) is compared with it.
 async fn public(guard: &ServeGuard, request: Request<Body>) -> Response<Body> {
-    let secured = matches!(guard.tenants, Tenants::Tokens(_));
-    let Ok(response) = guard.card.clone().oneshot(request).await;
-    if !secured || response.status() != StatusCode::OK {
+    if !matches!(guard.tenants, Tenants::Tokens(_)) {
+        let Ok(response) = guard.card.clone().oneshot(request).await;
+        return response;
+    }
+    let (mut asked, body) = request.into_parts();
+    let head = asked.method == HttpMethod::HEAD;
+    let held = asked.headers.remove(header::IF_NONE_MATCH);
+    if head {
+        asked.method = HttpMethod::GET;
+    }
+    let Ok(response) = guard
+        .card
+        .clone()
+        .oneshot(Request::from_parts(asked, body))
+        .await;
+    if response.status() != StatusCode::OK {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -263,6 +279,28 @@ async fn public(guard: &ServeGuard, request: Request<Body>) -> Response<Body> {
         return Response::from_parts(parts, Body::from(bytes));
     };
     advertise_bearer(&mut card);
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(card.to_string()))
+    let text = card.to_string();
+    let tag = card_cache::etag(text.as_bytes());
+    if let Ok(value) = HeaderValue::from_str(&tag) {
+        parts.headers.insert(header::ETAG, value);
+    }
+    let held = held
+        .as_ref()
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|tags| card_cache::matches(tags, &tag));
+    if held {
+        parts.status = StatusCode::NOT_MODIFIED;
+        parts.headers.remove(header::CONTENT_TYPE);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::empty());
+    }
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(text.len()));
+    let body = if head {
+        Body::empty()
+    } else {
+        Body::from(text)
+    };
+    Response::from_parts(parts, body)
 }

@@ -361,6 +361,29 @@ async fn with_tokens_the_card_declares_the_bearer_scheme_in_its_dialects_words()
     }
 }
 
+#[tokio::test]
+async fn with_tokens_head_and_get_of_the_card_agree_and_a_held_copy_gets_304() {
+    let (secured, _stop) = guard(tokens(), Dialect::V1_0);
+    let router = secured.router();
+    let got = router.clone().oneshot(card_request()).await.unwrap();
+    let etag = got.headers()[header::ETAG].clone();
+    let length = got.headers()[header::CONTENT_LENGTH].clone();
+    let body = text(got).await;
+    assert_eq!(length.to_str().unwrap(), body.len().to_string());
+    let mut head = card_request();
+    *head.method_mut() = HttpMethod::HEAD;
+    let headed = router.clone().oneshot(head).await.unwrap();
+    assert_eq!(headed.status(), StatusCode::OK);
+    assert_eq!(headed.headers()[header::ETAG], etag);
+    assert_eq!(headed.headers()[header::CONTENT_LENGTH], length);
+    assert_eq!(text(headed).await, "");
+    let mut held = card_request();
+    held.headers_mut().insert(header::IF_NONE_MATCH, etag);
+    let unchanged = router.oneshot(held).await.unwrap();
+    assert_eq!(unchanged.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(text(unchanged).await, "");
+}
+
 fn card_request() -> Request<Body> {
     Request::get("/.well-known/agent-card.json")
         .header(header::HOST, "agent.test")
