@@ -29,17 +29,21 @@ pub fn check_request_version(
     if dialect_served != Dialect::V1_0 {
         return Ok(());
     }
-    let requested = header_value
+    let given = header_value
         .map(str::trim)
         .filter(|value| !value.is_empty());
-    let requested = requested.unwrap_or(ASSUMED_WHEN_MISSING);
+    let requested = given.unwrap_or(ASSUMED_WHEN_MISSING);
     if major(requested) == Some(1) {
         return Ok(());
     }
+    let read_as = match given {
+        Some(_) => String::new(),
+        None => format!("no A2A-Version header (or parameter), which reads as {requested}: "),
+    };
     Err(RpcError {
         code: ErrorCode::VersionNotSupported,
         message: format!(
-            "A2A protocol version {requested} is not supported; this agent speaks 1.0"
+            "{read_as}A2A protocol version {requested} is not supported; this agent speaks 1.0"
         ),
         data: Some(Value::Array(vec![
             ErrorCode::VersionNotSupported.error_info(),

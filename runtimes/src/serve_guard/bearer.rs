@@ -30,13 +30,19 @@ pub(super) fn holder<'t, T>(tokens: &'t [(String, T)], headers: &HeaderMap) -> O
     holder
 }
 
-/// The error a request without a valid bearer token gets.
-pub(super) fn unauthenticated() -> RpcError {
+/// The error a request without a valid bearer token gets, pointing at where `dialect`'s
+/// Card declares the scheme.
+pub(super) fn unauthenticated(dialect: Dialect) -> RpcError {
+    let declared = match dialect {
+        Dialect::V0_1 => "authentication.schemes",
+        Dialect::V0_3 | Dialect::V1_0 => "securitySchemes",
+    };
     RpcError {
         code: ErrorCode::InvalidRequest,
-        message: "unauthenticated: send `Authorization: Bearer <token>` with a token this \
-                  server accepts (see the Card's securitySchemes)"
-            .to_string(),
+        message: format!(
+            "unauthenticated: send `Authorization: Bearer <token>` with a token this server \
+             accepts (see the Card's {declared})"
+        ),
         data: Some(json!([{
             "@type": "type.googleapis.com/google.rpc.ErrorInfo",
             "reason": "UNAUTHENTICATED",

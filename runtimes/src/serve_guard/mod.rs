@@ -125,7 +125,7 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
             guard.dialect,
             path,
             StatusCode::UNAUTHORIZED,
-            unauthenticated(),
+            unauthenticated(guard.dialect),
         );
         response.headers_mut().insert(
             header::WWW_AUTHENTICATE,

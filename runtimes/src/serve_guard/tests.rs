@@ -432,3 +432,15 @@ async fn a_refusal_takes_the_shape_of_the_binding_the_request_was_for() {
     let body: Value = serde_json::from_str(&text(response).await).expect("JSON");
     assert_eq!(body["jsonrpc"], "2.0", "{body}");
 }
+
+#[test]
+fn the_refusal_of_a_missing_token_points_at_where_the_dialects_card_declares_it() {
+    for (dialect, declared) in [
+        (Dialect::V0_1, "see the Card's authentication.schemes"),
+        (Dialect::V0_3, "see the Card's securitySchemes"),
+        (Dialect::V1_0, "see the Card's securitySchemes"),
+    ] {
+        let message = bearer::unauthenticated(dialect).message;
+        assert!(message.contains(declared), "{dialect}: {message}");
+    }
+}
