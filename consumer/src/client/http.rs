@@ -326,10 +326,10 @@ mod tests {
             tokio::spawn(async move {
                 let mut request = [0; 1024];
                 let _ = server.read(&mut request).await;
-                tokio::time::sleep(Duration::from_millis(300)).await;
+                meshsim_time::sleep(Duration::from_millis(300)).await;
                 let head = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n";
                 server.write_all(head.as_bytes()).await.unwrap();
-                tokio::time::sleep(Duration::from_millis(300)).await;
+                meshsim_time::sleep(Duration::from_millis(300)).await;
                 let _ = server.write_all(b"{}").await;
                 std::future::pending::<()>().await;
             });

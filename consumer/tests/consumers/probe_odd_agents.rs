@@ -21,7 +21,7 @@ async fn probed(base: &str) -> ProbeReport {
         settle: Duration::from_millis(200),
         ..ProbeConfig::default()
     };
-    tokio::time::timeout(
+    meshsim_time::timeout(
         Duration::from_secs(60),
         probe(TcpConnector::default(), base, &config),
     )

@@ -220,7 +220,7 @@ async fn a_stuck_task_whose_stream_sends_keep_alives_ends_the_probe_at_its_timeo
         ..ProbeConfig::default()
     };
     // The outer bound only turns a hang into a failure; the probe ends long before it.
-    let report = tokio::time::timeout(
+    let report = meshsim_time::timeout(
         Duration::from_secs(60),
         probe(TcpConnector::default(), &url, &config),
     )

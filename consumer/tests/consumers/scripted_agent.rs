@@ -120,7 +120,7 @@ async fn answer(stream: TcpStream, card: &Value, script: &Script) {
                         if stream.write_all(event(&result).as_bytes()).await.is_err() {
                             return;
                         }
-                        tokio::time::sleep(period).await;
+                        meshsim_time::sleep(period).await;
                     },
                     Piece::Hold => {
                         std::future::pending::<()>().await;

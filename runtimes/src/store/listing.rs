@@ -129,7 +129,7 @@ mod tests {
                 timestamp: None,
                 unrecognised_state: None,
             },
-            history: vec![Message::text(Role::User, None, &"x".repeat(bytes))],
+            history: vec![Message::text(Role::User, None, "x".repeat(bytes))],
             artifacts: Vec::new(),
             metadata: None,
         }
