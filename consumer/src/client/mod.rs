@@ -138,14 +138,14 @@ impl<C: Connector> A2aClient<C> {
             Binding::JsonRpc => "application/json",
             Binding::HttpJson => meshsim_protocol::http_json::MEDIA_TYPE,
         };
-        let response = self.send(request, plain).await?;
+        let (response, id) = self.send(request, plain).await?;
         if http::is_event_stream(&response.response) {
             return Err(ClientError::Unexpected {
                 method: format!("{method:?}"),
                 got: "an event stream".to_string(),
             });
         }
-        self.decode_plain(response, method).await
+        self.decode_plain(response, method, id).await
     }
 
     /// Calls a streaming method. A peer that refuses before streaming answers with plain
@@ -156,7 +156,7 @@ impl<C: Connector> A2aClient<C> {
             codec: self.dialect.codec(),
             method: request.method(),
         };
-        let response = self.send(request, sse::CONTENT_TYPE).await?;
+        let (response, id) = self.send(request, sse::CONTENT_TYPE).await?;
         if http::is_event_stream(&response.response) {
             let config = &self.config;
             return Ok(EventStream::sse(
@@ -166,7 +166,7 @@ impl<C: Connector> A2aClient<C> {
                 config.max_event_bytes,
             ));
         }
-        let result = self.decode_plain(response, reader.method).await?;
+        let result = self.decode_plain(response, reader.method, id).await?;
         let event = stream::result_as_event(result, reader.method)?;
         Ok(EventStream::single(event, reader))
     }
@@ -229,13 +229,14 @@ impl<C: Connector> A2aClient<C> {
     }
 
     /// Encodes `request` in the dialect and sends it over the binding; the answer's head
-    /// once it is a 200, else the error the peer answered with.
+    /// once it is a 200, with the request's id, else the error the peer answered with.
     async fn send(
         &self,
         request: Request,
         accept: &'static str,
-    ) -> Result<http::Exchange, ClientError> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+    ) -> Result<(http::Exchange, i64), ClientError> {
+        let number = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::Number(number);
         let method = request.method();
         let encoded = self
             .dialect
@@ -271,7 +272,7 @@ impl<C: Connector> A2aClient<C> {
         let exchange = http::exchange(&self.connector, request, config.request_timeout).await?;
         let status = exchange.response.status();
         if status == StatusCode::OK {
-            return Ok(exchange);
+            return Ok((exchange, number));
         }
         Err(match self.binding {
             Binding::JsonRpc => ClientError::Http {
@@ -282,15 +283,28 @@ impl<C: Connector> A2aClient<C> {
         })
     }
 
+    /// A plain answer to the request of `id`: over JSON-RPC its `id` must be the request's
+    /// (JSON-RPC 2.0, section 5), or null (a server that could not read the request).
     async fn decode_plain(
         &self,
         exchange: http::Exchange,
         method: Method,
+        id: i64,
     ) -> Result<RpcResult, ClientError> {
         let config = &self.config;
         let bytes = http::read_body(exchange, config.max_body_bytes).await?;
         let json = Json::parse(&bytes)
             .map_err(|error| ClientError::Malformed(format!("answer is not JSON: {error}")))?;
+        if self.binding == Binding::JsonRpc
+            && let Some(answered) = json.get("id")
+            && !answered.is_null()
+            && answered.as_i64() != Some(id)
+        {
+            return Err(ClientError::Malformed(format!(
+                "the answer's id {} is not the request's {id}",
+                answered.to_value()
+            )));
+        }
         let reader = Reader {
             binding: self.binding,
             codec: self.dialect.codec(),

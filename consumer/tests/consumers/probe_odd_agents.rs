@@ -149,3 +149,26 @@ async fn a_task_answered_under_another_id_is_not_the_task_asked_after() {
         "{report:#?}"
     );
 }
+
+#[tokio::test]
+async fn an_answer_to_another_request_id_is_refused_as_malformed() {
+    let base = serve(|method: &str, _: &Value| match method {
+        "GetTask" => Answer::Body(serde_json::json!({
+            "jsonrpc": "2.0", "id": 999, "result": task(ID, "TASK_STATE_WORKING")
+        })),
+        other => otherwise(other),
+    })
+    .await;
+    let client = meshsim_consumer::A2aClient::discover(
+        TcpConnector::default(),
+        &base,
+        ClientConfig::default(),
+    )
+    .await
+    .unwrap();
+    let error = client.get_task(ID).await.unwrap_err().to_string();
+    assert!(
+        error.contains("the answer's id 999 is not the request's"),
+        "{error}"
+    );
+}

@@ -25,6 +25,8 @@ pub enum Piece {
 pub enum Answer {
     /// A plain JSON-RPC result.
     Result(Value),
+    /// This whole body, as it is (the envelope included).
+    Body(Value),
     /// An SSE stream, then the connection closed (unless a piece never ends).
     Stream(Vec<Piece>),
 }
@@ -95,44 +97,55 @@ async fn answer(stream: TcpStream, card: &Value, script: &Script) {
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let method = request["method"].as_str().unwrap_or_default();
     let id = request["id"].clone();
-    let reply = |result: &Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-    match script(method, &request["params"]) {
-        Answer::Result(result) => {
-            let body = reply(&result).to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all((head + &body).as_bytes()).await;
-        }
+    let plain = match script(method, &request["params"]) {
+        Answer::Result(result) => Some(reply(&id, &result)),
+        Answer::Body(body) => Some(body),
         Answer::Stream(pieces) => {
-            let head =
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
-            if stream.write_all(head.as_bytes()).await.is_err() {
-                return;
-            }
-            let event = |result: &Value| format!("data: {}\n\n", reply(result));
-            for piece in pieces {
-                let written = match piece {
-                    Piece::Event(result) => stream.write_all(event(&result).as_bytes()).await,
-                    Piece::Raw(bytes) => stream.write_all(bytes.as_bytes()).await,
-                    Piece::Every(period, result) => loop {
-                        if stream.write_all(event(&result).as_bytes()).await.is_err() {
-                            return;
-                        }
-                        meshsim_time::sleep(period).await;
-                    },
-                    Piece::Hold => {
-                        std::future::pending::<()>().await;
-                        return;
-                    }
-                };
-                if written.is_err() {
+            stream_answer(&mut stream, pieces, &id).await;
+            None
+        }
+    };
+    if let Some(body) = plain {
+        let body = body.to_string();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all((head + &body).as_bytes()).await;
+    }
+}
+
+/// Writes a scripted stream: its head, then each piece as the script says.
+async fn stream_answer(stream: &mut TcpStream, pieces: Vec<Piece>, id: &Value) {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    let event = |result: &Value| format!("data: {}\n\n", reply(id, result));
+    for piece in pieces {
+        let written = match piece {
+            Piece::Event(result) => stream.write_all(event(&result).as_bytes()).await,
+            Piece::Raw(bytes) => stream.write_all(bytes.as_bytes()).await,
+            Piece::Every(period, result) => loop {
+                if stream.write_all(event(&result).as_bytes()).await.is_err() {
                     return;
                 }
+                meshsim_time::sleep(period).await;
+            },
+            Piece::Hold => {
+                std::future::pending::<()>().await;
+                return;
             }
+        };
+        if written.is_err() {
+            return;
         }
     }
+}
+
+/// The JSON-RPC reply to the request of `id` carrying `result`.
+fn reply(id: &Value, result: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 /// A v1.0 status update of `task` into `state` (`TASK_STATE_...`).
