@@ -294,7 +294,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         converged: true,
         consumer_failure: None,
         end,
-        faults_end: Duration::ZERO,
+        faults_end: log.faults_end(),
         trace: &empty_trace,
         epoch: started,
     });

@@ -1,7 +1,7 @@
 //! What the proxy saw: each call as it relayed it ([`Exchange`]) and each fault as it struck,
 //! told to an [`Announce`] hook as it happens.
 
-use super::super::faults::Strike;
+use super::super::faults::{Strike, Trigger};
 use crate::lock::lock;
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
@@ -33,6 +33,9 @@ pub struct Exchange {
 #[derive(Clone, Default)]
 pub struct ProxyLog {
     strikes: Arc<Mutex<Vec<Strike>>>,
+    /// When the last fault was over, in milliseconds since the run started: a strike's
+    /// time, or a held answer's release.
+    faults_end_ms: Arc<Mutex<u64>>,
     exchanges: Arc<Mutex<Vec<Exchange>>>,
     announce: Option<Announce>,
     /// When the run started, on the wall clock (only to date exchanges for a reader).
@@ -50,11 +53,22 @@ impl ProxyLog {
     }
 
     pub(super) fn exchanged(&self, mut exchange: Exchange) {
-        exchange.at_ms = self
-            .started
-            .map(|started| u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
+        exchange.at_ms = self.since_started_ms();
         lock(&self.exchanges).push(exchange);
+    }
+
+    /// Milliseconds since the run started (0 for a log that keeps no time).
+    fn since_started_ms(&self) -> u64 {
+        self.started
+            .map(|started| u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0)
+    }
+
+    /// When the run's faults were over: the last strike, or the release of the last held
+    /// answer, whichever is later; zero when none struck. Before it the program may have
+    /// met a runtime that was restarting or unreachable (the oracle's `faults_end`).
+    pub fn faults_end(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(*lock(&self.faults_end_ms))
     }
 
     /// Every call relayed so far, in the order their relays ended.
@@ -66,11 +80,46 @@ impl ProxyLog {
         if let Some(announce) = &self.announce {
             announce(&strike);
         }
+        let held_ms = match strike.trigger {
+            Trigger::HoldAnswer { hold_ms, .. } => hold_ms,
+            _ => 0,
+        };
+        let over = self.since_started_ms().saturating_add(held_ms);
+        let mut faults_end = lock(&self.faults_end_ms);
+        *faults_end = (*faults_end).max(over);
+        drop(faults_end);
         lock(&self.strikes).push(strike);
     }
 
     /// The strikes so far.
     pub fn strikes(&self) -> Vec<Strike> {
         lock(&self.strikes).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_faults_end_at_the_last_strike_or_held_answers_release() {
+        let log = ProxyLog::announced(None);
+        assert_eq!(log.faults_end(), Duration::ZERO, "nothing struck");
+        let strike = |trigger| Strike {
+            agent: "agent".to_string(),
+            trigger,
+            request: 1,
+            event: None,
+        };
+        log.push(strike(Trigger::HoldAnswer {
+            request: 1,
+            hold_ms: 60_000,
+        }));
+        let held = log.faults_end();
+        assert!(held >= Duration::from_secs(60), "{held:?}");
+        // A later restart struck before the held answer's release does not end them sooner.
+        log.push(strike(Trigger::Restart { after_event: 2 }));
+        assert_eq!(log.faults_end(), held);
     }
 }
