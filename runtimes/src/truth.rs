@@ -53,6 +53,10 @@ pub struct TaskTruth {
     pub transitions: Vec<Transition>,
     /// `Some` once the task left the store alive.
     pub fate: Option<Fate>,
+    /// Whether the runtime refused a cancel of it while it was live (answered -32002, or
+    /// answered with the task and went on): a consumer that reports such a refusal is
+    /// believed only when it happened.
+    pub cancel_refused: bool,
 }
 
 impl TaskTruth {
@@ -199,6 +203,14 @@ impl GroundTruth {
         }
     }
 
+    /// Records that the runtime refused a cancel of the latest task with this id while it
+    /// was live.
+    pub fn cancel_refused(&self, id: &str) {
+        if let Some(task) = self.lock().latest_mut(id) {
+            task.cancel_refused = true;
+        }
+    }
+
     /// Records that the runtime dropped the latest task with this id at `at`.
     pub fn reaped(&self, id: &str, at: Duration, reason: &str) {
         if let Some(task) = self.lock().latest_mut(id) {
@@ -228,6 +240,7 @@ mod tests {
                 to: TaskState::Submitted,
             }],
             fate: None,
+            cancel_refused: false,
         }
     }
 

@@ -60,6 +60,7 @@ impl Host {
                 }
                 .emit();
             }
+            Effect::CancelRefused { task } => self.truth.cancel_refused(&task),
             Effect::Stalled { task } => TraceEvent::TaskStalled {
                 runtime: runtime(),
                 task: task.into(),

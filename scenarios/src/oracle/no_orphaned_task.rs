@@ -1,6 +1,7 @@
 //! `no-orphaned-task`: no task a consumer knew of is left live on its runtime; a cancel the
-//! peer refused is the peer's fault. Dated at the end of the job that left it (its traced
-//! outcome).
+//! peer refused is the peer's fault, when ground truth says the peer did refuse one (a
+//! reported refusal the runtime never made excuses nothing). Dated at the end of the job
+//! that left it (its traced outcome).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
@@ -33,7 +34,9 @@ pub(super) fn no_orphaned_task(
                 .as_ref()
                 .and_then(|report| report.task(&record.id))
                 .and_then(|view| view.abandoned.as_ref());
-            if let Some(abandoned) = abandoned.filter(|abandoned| abandoned.cancel.is_refusal()) {
+            let refused = abandoned
+                .filter(|abandoned| abandoned.cancel.is_refusal() && record.cancel_refused);
+            if let Some(abandoned) = refused {
                 peer_faults.push(PeerFault {
                     invariant: Invariant::NoOrphanedTask,
                     job: owner.job.name.clone(),

@@ -49,6 +49,7 @@ fn record(id: &str, steps: &[(TaskState, u64)]) -> TaskTruth {
         state: steps.last().map_or(Submitted, |(state, _)| *state),
         transitions,
         fate: None,
+        cancel_refused: false,
     }
 }
 
@@ -550,6 +551,36 @@ fn no_orphaned_task_blames_the_job_that_knew_the_live_task_and_only_it() {
     let dated = orphans(&trace);
     assert_eq!(dated.len(), 1, "{dated:#?}");
     assert_eq!(dated[0].at_ms, 2_500);
+}
+
+#[test]
+fn a_reported_refusal_excuses_a_live_task_only_when_the_runtime_refused_a_cancel() {
+    let mut refused = view("left", &[Submitted, InputRequired]);
+    refused.abandoned = Some(Abandonment {
+        reason: "the peer would not cancel".to_string(),
+        cancel: CancelResult::NotCancelable,
+    });
+    let jobs = [job_run(
+        "b",
+        Some(report(
+            "b",
+            vec![refused],
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        )),
+    )];
+    let orphans = |cancel_refused: bool| {
+        let mut left = record("left", &[(Submitted, 10), (InputRequired, 20)]);
+        left.cancel_refused = cancel_refused;
+        let truths = truth_of(vec![left]);
+        judge(&jobs, &truths, &BTreeMap::new(), &empty_trace())
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::NoOrphanedTask)
+            .count()
+    };
+    assert_eq!(orphans(true), 0, "the peer's refusal, named as the peer's");
+    assert_eq!(orphans(false), 1, "a refusal the runtime never made");
 }
 
 #[test]

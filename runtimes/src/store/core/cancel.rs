@@ -1,6 +1,6 @@
 //! Cancel: what `tasks/cancel` / `CancelTask` does to a live or a terminal task.
 
-use super::{Core, Outcome, error, not_found};
+use super::{Core, Effect, Outcome, error, not_found};
 use crate::personality::{CancelOutcome, TerminalCancel};
 use meshsim_protocol::{ErrorCode, RpcError, Task, TaskState};
 use std::time::Duration;
@@ -34,8 +34,20 @@ impl Core {
             };
         }
         match self.behaviour.cancel(&self.personality, &view) {
-            CancelOutcome::NotCancelable => Err(refused()),
-            CancelOutcome::Ignore => Ok(entry.task.clone()),
+            CancelOutcome::NotCancelable => {
+                let refusal = Err(refused());
+                self.effect(Effect::CancelRefused {
+                    task: id.to_string(),
+                });
+                refusal
+            }
+            CancelOutcome::Ignore => {
+                let task = entry.task.clone();
+                self.effect(Effect::CancelRefused {
+                    task: id.to_string(),
+                });
+                Ok(task)
+            }
             CancelOutcome::Cancel => {
                 entry.epoch += 1;
                 self.set_status(id, TaskState::Canceled, None, Task::clone)

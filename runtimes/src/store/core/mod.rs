@@ -51,6 +51,8 @@ pub(crate) enum Effect {
     },
     /// The executor never picks the new task up.
     Stalled { task: String },
+    /// A cancel of the live task was refused (-32002, or answered and ignored).
+    CancelRefused { task: String },
     /// A follow-up waits for the running turn to settle.
     Queued { task: String },
     /// Queued follow-ups were dropped (the task ended, or will not take them).

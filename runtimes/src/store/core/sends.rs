@@ -144,6 +144,7 @@ impl Core {
                     to: TaskState::Submitted,
                 }],
                 fate: None,
+                cancel_refused: false,
             },
         });
         let created_before = self.created;

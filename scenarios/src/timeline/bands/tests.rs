@@ -34,6 +34,7 @@ fn record(transitions: &[(u64, TaskState)], fate: Option<Fate>) -> (String, Task
                 .unwrap_or(TaskState::Submitted),
             transitions,
             fate,
+            cancel_refused: false,
         },
     )
 }
