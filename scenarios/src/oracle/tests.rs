@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::invariant::Invariant;
-use TaskState::{Canceled, Completed, Failed, InputRequired, Submitted, Working};
+use TaskState::{AuthRequired, Canceled, Completed, Failed, InputRequired, Submitted, Working};
 use meshsim_consumer::{
     Abandonment, AppliedEvent, CancelResult, DeadlineHit, Deadlines, Job, JobReport, Outcome,
     PeerLifecycleProfile, ProfileKey, ResubscribeBehaviour, TaskView,
@@ -286,20 +286,51 @@ fn no_double_apply_fires_once_per_task_dated_when_the_consumer_applied_the_state
 }
 
 #[test]
-fn no_double_apply_ignores_a_state_the_runtime_never_entered() {
-    // A made-up state is view-matches-truth's or legal-path's business, not a double apply.
-    let truths = truth_of(vec![record("t", &[(Submitted, 10), (Working, 20)])]);
+fn a_state_the_runtime_never_entered_is_applied_too_often_once_applied() {
+    // `auth-required` between real states: a legal step, and the final view is right, so
+    // only the count of what the runtime entered catches it.
+    let truths = truth_of(vec![record(
+        "t",
+        &[(Submitted, 10), (InputRequired, 20), (Working, 30)],
+    )]);
     let jobs = [job_run(
         "j",
         Some(report(
             "j",
-            vec![view("t", &[Submitted, Working, Failed])],
+            vec![view(
+                "t",
+                &[Submitted, InputRequired, AuthRequired, Working],
+            )],
             Outcome::GaveUp {
                 reason: "x".to_string(),
             },
         )),
     )];
-    assert!(!invariants(&judge_plain(&jobs, &truths)).contains(&Invariant::NoDoubleApply));
+    let judged = judge_plain(&jobs, &truths);
+    let double: Vec<_> = judged
+        .iter()
+        .filter(|v| v.invariant == Invariant::NoDoubleApply)
+        .collect();
+    assert_eq!(double.len(), 1, "{judged:#?}");
+    assert!(
+        double[0]
+            .detail
+            .starts_with("applied `auth-required` 1 times"),
+        "{}",
+        double[0].detail
+    );
+    // A task the runtime has no record of is not counted here.
+    let unknown = [job_run(
+        "j",
+        Some(report(
+            "j",
+            vec![view("nobody", &[Submitted, Working])],
+            Outcome::GaveUp {
+                reason: "x".to_string(),
+            },
+        )),
+    )];
+    assert!(!invariants(&judge_plain(&unknown, &truths)).contains(&Invariant::NoDoubleApply));
 }
 
 #[test]
@@ -980,6 +1011,8 @@ fn violations_come_in_invariant_order() {
     let mut sorted = order.clone();
     sorted.sort_by_key(|invariant| Invariant::ALL.iter().position(|i| i == invariant));
     assert_eq!(order, sorted);
-    assert_eq!(order.first(), Some(&Invariant::LegalPath));
+    // `completed` was never entered: applied too often (first), and an illegal step after it.
+    assert_eq!(order.first(), Some(&Invariant::NoDoubleApply));
+    assert!(order.contains(&Invariant::LegalPath), "{order:?}");
     assert_eq!(order.last(), Some(&Invariant::Liveness));
 }
