@@ -40,7 +40,7 @@ pub const CANCEL_REFUSED: ImpossibleRule = ImpossibleRule {
 /// The peer's stalled tasks leave too little of the job's time for its work.
 pub const EVERY_TASK_STALLS: ImpossibleRule = ImpossibleRule {
     name: "every-task-stalls",
-    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: from when a consumer can be sure to reach the peer after the run's faults (their end, when the last restart is past and the network whole, plus one request timeout of the simulation's client, for the call the faults may have swallowed, which it learns of only by that timeout), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) do not fit within the job's deadline, so no consumer can be sure to finish",
+    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: from when a consumer can be sure to reach the peer after the run's faults (their end, when the last restart is past and the network whole, plus one request timeout of the simulation's client, for the call the faults may have swallowed, which it learns of only by that timeout), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) plus the exchanges no consumer can do without (the Card, a send and a cancel per stalled task, a send per turn, each a connection, a request and an answer at the network's slowest) do not fit within the job's deadline, so no consumer can be sure to finish",
 };
 
 /// The job's long work outlasts the peer's TTL, which reaps the task mid-work.
@@ -133,20 +133,27 @@ fn stalls_outlast_the_job(
     let longest_work = Duration::from_millis(u64::from(steps).saturating_mul(work.max_ms));
     let waiting = job.deadlines.submitted.saturating_mul(stalls);
     let lost_call = lost_call_timeout(faults_end);
-    let needed = faults_end + lost_call + waiting + longest_work;
+    let exchanges = 1 + 2 * stalls + turns;
+    let round_trips = SLOWEST_EXCHANGE.saturating_mul(exchanges);
+    let needed = faults_end + lost_call + waiting + longest_work + round_trips;
     // Finishing at the deadline itself is too late: the last answer takes a round trip.
     (needed >= job.deadlines.job).then(|| {
         format!(
-            "{} ms (faults end) + {} ms (request timeout of a call they swallowed) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) = {} ms, not within the {} ms job deadline",
+            "{} ms (faults end) + {} ms (request timeout of a call they swallowed) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) + {exchanges} exchanges × {} ms = {} ms, not within the {} ms job deadline",
             faults_end.as_millis(),
             lost_call.as_millis(),
             job.deadlines.submitted.as_millis(),
             work.max_ms,
+            SLOWEST_EXCHANGE.as_millis(),
             needed.as_millis(),
             job.deadlines.job.as_millis()
         )
     })
 }
+
+/// The longest one exchange takes on the simulation's network when nothing is lost: a
+/// connection (two messages), a request and its answer, each message up to 20 ms.
+const SLOWEST_EXCHANGE: Duration = Duration::from_millis(80);
 
 /// How long after the faults end a consumer may still be waiting on a call they swallowed.
 ///
@@ -255,18 +262,24 @@ mod tests {
             ..Personality::default()
         };
         let asks = job("Summarise");
-        // 5 × 5 s + 4 steps × 1.2 s = 29.8 s fits in 30 s; × 1.3 s = 30.2 s does not.
-        assert_eq!(rule_of(&peer(5, 1_200), &asks), None);
-        let found = impossible(&peer(5, 1_300), &asks, Duration::ZERO).expect("impossible");
+        // 5 × 5 s + 4 steps × 0.98 s + 13 exchanges × 80 ms (the Card, a send and a cancel
+        // per stall, a send per turn) = 29.96 s fits in 30 s; with 1 s steps, 30.04 s does
+        // not.
+        assert_eq!(rule_of(&peer(5, 980), &asks), None);
+        let found = impossible(&peer(5, 1_000), &asks, Duration::ZERO).expect("impossible");
         assert_eq!(found.rule, EVERY_TASK_STALLS);
-        assert!(found.why.contains("= 30200 ms"), "{}", found.why);
+        assert!(
+            found.why.contains("+ 13 exchanges × 80 ms = 30040 ms"),
+            "{}",
+            found.why
+        );
         // Without the question's second turn, 2 steps fit.
-        assert_eq!(rule_of(&peer(5, 1_300), &job("#complete x")), None);
+        assert_eq!(rule_of(&peer(5, 1_000), &job("#complete x")), None);
         // The same peer after faults that end at 5 s leaves no room for four stalls.
-        let restarted = impossible(&peer(4, 1_300), &asks, Duration::from_secs(5));
+        let restarted = impossible(&peer(4, 1_000), &asks, Duration::from_secs(5));
         assert_eq!(restarted.map(|found| found.rule), Some(EVERY_TASK_STALLS));
-        assert_eq!(rule_of(&peer(4, 1_300), &asks), None);
-        assert_eq!(rule_of(&peer(0, 1_300), &asks), None);
+        assert_eq!(rule_of(&peer(4, 1_000), &asks), None);
+        assert_eq!(rule_of(&peer(0, 1_000), &asks), None);
         assert_eq!(
             rule_of(&peer(6, 0), &job("#complete x")),
             Some(EVERY_TASK_STALLS)
@@ -287,20 +300,23 @@ mod tests {
         };
         let long = job("#long crunch the numbers");
         let faults_end = Duration::from_secs(5);
-        // 5 s + 3 s + 4 × 5 s + 6 × 350 ms = 30.1 s: a call the faults swallowed is known
-        // lost only at 8 s. Counted from the faults' end alone it was 27.1 s, and possible.
+        // 5 s + 3 s + 4 × 5 s + 6 × 350 ms + (1 + 8 + 1) exchanges × 80 ms = 30.9 s: a call
+        // the faults swallowed is known lost only at 8 s. Counted from the faults' end alone
+        // it was 27.9 s, and possible.
         let found = impossible(&peer(4), &long, faults_end).expect("impossible");
         assert_eq!(found.rule, EVERY_TASK_STALLS);
         assert!(
-            found.why.contains("+ 3000 ms (request timeout") && found.why.contains("= 30100 ms"),
+            found.why.contains("+ 3000 ms (request timeout")
+                && found.why.contains("+ 10 exchanges × 80 ms = 30900 ms"),
             "{}",
             found.why
         );
-        // Without faults no call was lost: 22.1 s fits.
+        // Without faults no call was lost: 22.9 s fits.
         assert_eq!(rule_of(&peer(4), &long), None);
-        // One stall fewer fits after the faults: 25.1 s.
+        // One stall fewer fits after the faults: 25.7 s.
         assert_eq!(impossible(&peer(3), &long, faults_end), None);
-        // At the edge: 5 s + 3 s + 4 × 5 s leave 2 s for `#complete`'s two steps.
+        // At the edge: 5 s + 3 s + 4 × 5 s + 10 exchanges × 80 ms leave 1.2 s for
+        // `#complete`'s two steps.
         let quick = |max_ms| Personality {
             work: meshsim_runtimes::WorkDurations {
                 min_ms: 0,
@@ -310,8 +326,8 @@ mod tests {
             ..peer(4)
         };
         let complete = job("#complete x");
-        assert_eq!(impossible(&quick(999), &complete, faults_end), None);
-        let found = impossible(&quick(1_000), &complete, faults_end).map(|found| found.rule);
+        assert_eq!(impossible(&quick(599), &complete, faults_end), None);
+        let found = impossible(&quick(600), &complete, faults_end).map(|found| found.rule);
         assert_eq!(found, Some(EVERY_TASK_STALLS));
     }
 }

@@ -128,8 +128,9 @@ fn reconciling_consumer_outwaits_five_stalled_tasks_and_finishes() {
 }
 
 /// Found as `liveness`: the impossible-job rule fired only at six stalls, but five stalls
-/// and slow work (5 × 5 s + 4 × 1.5 s = 31 s) also leave no consumer time to finish within
-/// 30 s. The rule now weighs the work, and the verdict prints the sum.
+/// and slow work (5 × 5 s + 4 × 1.5 s = 31 s, 32.04 s with the exchanges) also leave no
+/// consumer time to finish within 30 s. The rule now weighs the work, and the verdict prints
+/// the sum.
 #[test]
 fn stalls_that_leave_no_time_for_the_work_make_the_job_impossible_and_the_verdict_says_why() {
     for dialect in Dialect::ALL {
@@ -146,7 +147,8 @@ fn stalls_that_leave_no_time_for_the_work_make_the_job_impossible_and_the_verdic
         let named = peer_fault(&result, Invariant::Liveness);
         assert!(named.contains("every-task-stalls"), "{named}");
         assert!(
-            named.contains("5 stalled tasks × 5000 ms") && named.contains("= 31000 ms"),
+            named.contains("5 stalled tasks × 5000 ms")
+                && named.contains("+ 13 exchanges × 80 ms = 32040 ms"),
             "{named}"
         );
     }

@@ -832,10 +832,11 @@ fn liveness_fails_jobs_that_never_finished_or_gave_up() {
 
 #[test]
 fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost_call() {
-    // 40 stalls × 500 ms + 4 work steps × 1 s = 24 s after the faults end at 5 s: 29 s fits
-    // the 30 s job, but the call the faults may have swallowed is known lost only at 8 s.
+    // 30 stalls × 500 ms + 4 work steps × 1 s + 63 exchanges × 80 ms = 24.04 s after the
+    // faults end at 5 s: 29.04 s fits the 30 s job, but the call the faults may have
+    // swallowed is known lost only at 8 s.
     let peer = meshsim_runtimes::Personality {
-        stalled_first_tasks: 40,
+        stalled_first_tasks: 30,
         work: meshsim_runtimes::WorkDurations {
             min_ms: 0,
             max_ms: 1_000,
@@ -867,10 +868,10 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
     assert_eq!(invariants(&after_faults.violations), []);
     let named = &after_faults.peer_faults[0].peer;
     assert!(
-        named.contains("every-task-stalls") && named.contains("= 32000 ms"),
+        named.contains("every-task-stalls") && named.contains("= 32040 ms"),
         "{named}"
     );
-    // Without faults no call was lost, and 24 s fits: the give-up is the consumer's.
+    // Without faults no call was lost, and 24.04 s fits: the give-up is the consumer's.
     let without_faults = judged(Duration::ZERO);
     assert_eq!(
         invariants(&without_faults.violations),
