@@ -487,7 +487,7 @@ fn walking_away_from_a_stuck_task_silently_breaks_deadlines_honoured() {
     assert_eq!(
         violation.detail,
         format!(
-            "the task sat in `submitted` for {} ms, past the 2000 ms deadline, and the consumer did nothing",
+            "the task sat in `submitted` for {} ms, past the 2000 ms deadline, and the consumer neither reported the deadline nor abandoned the task",
             left - created
         )
     );

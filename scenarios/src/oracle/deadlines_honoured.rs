@@ -50,7 +50,7 @@ pub(super) fn deadlines_honoured(
                         Some(&view.task_id),
                         evidence.since_start(transition.at + *limit),
                         format!(
-                            "the task sat in `{}` for {} ms, past the {} ms deadline, and the consumer did nothing",
+                            "the task sat in `{}` for {} ms, past the {} ms deadline, and the consumer neither reported the deadline nor abandoned the task",
                             transition.to,
                             millis(stuck),
                             millis(*limit)

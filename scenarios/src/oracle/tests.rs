@@ -769,7 +769,7 @@ fn deadlines_honoured_measures_each_stay_against_its_limit() {
         .collect();
     let sat = |state: &str, stuck: u64, limit: u64| {
         format!(
-            "the task sat in `{state}` for {stuck} ms, past the {limit} ms deadline, and the consumer did nothing"
+            "the task sat in `{state}` for {stuck} ms, past the {limit} ms deadline, and the consumer neither reported the deadline nor abandoned the task"
         )
     };
     assert_eq!(
