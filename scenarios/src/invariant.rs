@@ -16,7 +16,8 @@ pub enum Invariant {
     ViewMatchesTruth,
     /// No task is left live on a runtime once the consumer is done with it.
     NoOrphanedTask,
-    /// Each job accepts exactly one outcome, and it is the runtime's real outcome.
+    /// Each job accepts exactly one outcome, the end its job asks for, and it is the
+    /// runtime's real outcome.
     OneOutcome,
     /// A task that sat in `submitted` or `working` past the consumer's deadline was acted on.
     DeadlinesHonoured,
@@ -69,7 +70,7 @@ impl Invariant {
                 "no remote task is left running that the consumer abandoned"
             }
             Invariant::OneOutcome => {
-                "each job has exactly one accepted outcome, and the runtime agrees with it"
+                "each job has exactly one accepted outcome, the end its job asks for, and the runtime agrees with it"
             }
             Invariant::DeadlinesHonoured => {
                 "a task stuck in submitted or working past the consumer's deadline was canceled and re-dispatched"

@@ -1,5 +1,7 @@
-//! `one-outcome`: a job's accepted outcome is its task's real end, and no other job's; dated
-//! at the acceptance that broke it (the job's `outcome` trace line).
+//! `one-outcome`: a job's accepted outcome is its task's real end, and no other job's, and
+//! the end the job asked for (a job that says to cancel when the task asks for input ends
+//! `canceled`, not answered; a job that does not say so does not end in a cancel); dated at
+//! the acceptance that broke it (the job's `outcome` trace line).
 
 use super::evidence::{Evidence, JobRun};
 use super::verdict::{Violation, violation};
@@ -46,6 +48,9 @@ pub(super) fn one_outcome(
     // same task before, the later of the two, the acceptance that made two outcomes. Dated
     // only once something is wrong: reading the trace back is the costly part of a verdict.
     let first_other = others.iter().map(|other| accepted_at(other)).min();
+    let asked = record
+        .as_ref()
+        .is_some_and(|record| record.states().contains(&TaskState::InputRequired));
     let problem = if first_other.is_some() {
         Some("another job accepted the same task".to_string())
     } else {
@@ -60,6 +65,15 @@ pub(super) fn one_outcome(
                     ""
                 }
             )),
+            Some(_) if run.job.cancel_at_input_required && asked && state != TaskState::Canceled => {
+                Some(format!(
+                    "the job says to cancel the task when it asks for input, but it accepted `{state}`: the question was answered"
+                ))
+            }
+            Some(_) if !run.job.cancel_at_input_required && state == TaskState::Canceled => Some(
+                "the job does not say to cancel, but it accepted `canceled`: a job whose task is canceled re-dispatches or gives up"
+                    .to_string(),
+            ),
             Some(_) => None,
         }
     };

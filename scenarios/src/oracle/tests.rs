@@ -615,6 +615,47 @@ fn a_reported_refusal_excuses_a_live_task_only_when_the_runtime_refused_a_cancel
 }
 
 #[test]
+fn one_outcome_is_the_end_the_job_asked_for() {
+    let truths = truth_of(vec![
+        record(
+            "answered",
+            &[
+                (Submitted, 10),
+                (InputRequired, 20),
+                (Working, 30),
+                (Completed, 40),
+            ],
+        ),
+        record(
+            "canceled",
+            &[(Submitted, 10), (InputRequired, 20), (Canceled, 30)],
+        ),
+    ]);
+    let judged = |cancel_at_input_required: bool, outcome: Outcome| {
+        let mut run = job_run("j", Some(report("j", Vec::new(), outcome)));
+        run.job.cancel_at_input_required = cancel_at_input_required;
+        judge_plain(&[run], &truths)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::OneOutcome)
+            .map(|v| v.detail)
+            .collect::<Vec<_>>()
+    };
+    let canceled = || Outcome::Canceled {
+        task_id: "canceled".to_string(),
+    };
+    // What each job asked for holds.
+    assert_eq!(judged(true, canceled()), Vec::<String>::new());
+    assert_eq!(judged(false, completed("answered")), Vec::<String>::new());
+    // Answered where the job said to cancel; canceled where it did not.
+    let answered = judged(true, completed("answered"));
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    assert!(answered[0].contains("says to cancel the task when it asks for input"));
+    let uncalled = judged(false, canceled());
+    assert_eq!(uncalled.len(), 1, "{uncalled:?}");
+    assert!(uncalled[0].contains("does not say to cancel"));
+}
+
+#[test]
 fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
     let mut gone = record("gone", &[(Submitted, 10), (Completed, 20)]);
     gone.fate = Some(Fate::Lost { at: ms(30) });
