@@ -131,7 +131,9 @@ async fn an_a2a_error_keeps_its_code() {
     let error = client.get_task("t-1").await.unwrap_err();
     assert_eq!(error.code(), Some(ErrorCode::TaskNotFound), "{error}");
     assert!(error.is_task_not_found());
-    // The same error before a stream starts: plain JSON answers a streaming call.
+    // The same error before a stream starts: plain JSON answers a streaming call. (A fresh
+    // client, whose first request is id 1 again: the peer answers every request as id 1.)
+    let client = discover(&url).await;
     let error = client.subscribe("t-1").await.err().unwrap();
     assert!(error.is_task_not_found(), "{error}");
 }
