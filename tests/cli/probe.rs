@@ -20,8 +20,14 @@ impl Drop for Served {
 
 /// Starts `meshsim serve` and returns it with the URL it prints.
 fn serve(runtime: &str, dialect: &str) -> (Served, String) {
+    serve_with(&["--runtime", runtime, "--dialect", dialect])
+}
+
+/// Starts `meshsim serve ARGS` and returns it with the URL it prints.
+fn serve_with(args: &[&str]) -> (Served, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(["serve", "--runtime", runtime, "--dialect", dialect])
+        .arg("serve")
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .expect("meshsim serve runs");
@@ -308,24 +314,12 @@ fn a_stuck_agent_sending_keep_alives_is_probed_within_the_timeout_and_its_gaps_n
 /// measured nothing: exit 1, and no personality is written to claim otherwise.
 #[test]
 fn an_endpoint_that_answers_no_state_exits_1_and_writes_no_personality() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_meshsim"))
-        .args(["serve", "--runtime", "python-correct", "--token", "alpha"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("meshsim serve runs");
-    let stdout = child.stdout.take().unwrap();
-    let _served = Served(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .expect(&line);
+    let (_served, url) = serve_with(&["--runtime", "python-correct", "--token", "alpha"]);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_refused");
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     let unwritten = dir.join("probed.json");
     let _ = std::fs::remove_file(&unwritten);
-    let output = probe(&[url, "--personality-out", unwritten.to_str().unwrap()]);
+    let output = probe(&[&url, "--personality-out", unwritten.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{output:?}");

@@ -156,7 +156,8 @@ pub async fn exchange<C: Connector>(
         .map_or_else(|| Uri::from_static("/"), |target| Uri::from(target.clone()));
     let uri = std::mem::replace(&mut head.uri, origin);
     let request = Request::from_parts(head, body);
-    let deadline = Instant::now() + timeout;
+    let now = Instant::now(); // wall-clock-ok: meshsim_time's (tokio's), simulated in a run
+    let deadline = now + timeout;
     let attempt = async {
         let stream = connector
             .connect(uri)

@@ -293,10 +293,12 @@ impl<C: Connector> Probe<'_, C> {
         let mut seen = Seen::default();
         let mut reached = false;
         let bound = self.config.client.idle_timeout;
-        let over = meshsim_time::Instant::now() + bound;
+        let started = meshsim_time::Instant::now(); // wall-clock-ok: tokio's, simulated in a run
+        let over = started + bound;
         loop {
             let watching = reached || !patient;
-            let quiet_enough = meshsim_time::Instant::now() + self.config.settle;
+            let now = meshsim_time::Instant::now(); // wall-clock-ok: tokio's, simulated in a run
+            let quiet_enough = now + self.config.settle;
             let until = if watching {
                 over.min(quiet_enough)
             } else {
