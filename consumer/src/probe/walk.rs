@@ -20,7 +20,7 @@ pub async fn probe<C: Connector>(
     let client = A2aClient::discover(connector, url, config.client).await?;
     let ids = IdSource::new(config.seed);
     let report = ProbeReport {
-        url: url.to_string(),
+        url: without_credentials(url),
         card: CardClaims::of(client.card(), client.dialect()),
         binding: client.binding(),
         endpoint_answered: false,
@@ -343,6 +343,20 @@ impl<C: Connector> Probe<'_, C> {
     }
 }
 
+/// `url` with any credentials (`user:password@`) in its authority left out: the report and
+/// the personality written from it are shared, and the client never sends them either.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((_credentials, host)) => format!("{scheme}://{host}{path}"),
+        None => url.to_string(),
+    }
+}
+
 /// The ids among `ids` other than `task_id`, for a note; empty when there are none.
 fn other_tasks(ids: &[String], task_id: &str) -> String {
     ids.iter()
@@ -365,5 +379,23 @@ fn describe(error: &ClientError) -> String {
     match error.code() {
         Some(code) => format!("error:{}", code.code()),
         None => format!("failed: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_credentials;
+
+    #[test]
+    fn credentials_are_left_out_of_the_reported_url() {
+        for (typed, reported) in [
+            ("http://alice:pw@agent:9000/a2a", "http://agent:9000/a2a"),
+            ("http://bob@agent/", "http://agent/"),
+            ("http://agent:9000/a@b", "http://agent:9000/a@b"),
+            ("http://agent:9000", "http://agent:9000"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(without_credentials(typed), reported, "{typed}");
+        }
     }
 }
