@@ -47,6 +47,9 @@ pub struct ServeGuard {
     streams: Arc<Semaphore>,
     in_flight: Arc<AtomicUsize>,
     shutdown: watch::Receiver<bool>,
+    /// The `Host` a request without one (HTTP/1.0 may leave it out) is answered for: the
+    /// listening address, so that the Card names the port it is served on.
+    address: Option<HeaderValue>,
 }
 
 impl ServeGuard {
@@ -67,7 +70,21 @@ impl ServeGuard {
             limits,
             in_flight: Arc::new(AtomicUsize::new(0)),
             shutdown,
+            address: None,
         }
+    }
+
+    /// The guard of a server listening on `address`: a request without a `Host` header
+    /// (HTTP/1.0) is answered as one for it (`localhost` and its port when it listens on
+    /// every interface), where the Card would otherwise name `localhost` on port 80.
+    pub fn listening_on(mut self, address: std::net::SocketAddr) -> Self {
+        let host = if address.ip().is_unspecified() {
+            format!("localhost:{}", address.port())
+        } else {
+            address.to_string()
+        };
+        self.address = HeaderValue::from_str(&host).ok();
+        self
     }
 
     /// How many requests are being answered or streamed right now.
@@ -101,7 +118,10 @@ impl ServeGuard {
     }
 }
 
-async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) -> Response<Body> {
+async fn handle(
+    State(guard): State<Arc<ServeGuard>>,
+    mut request: Request<Body>,
+) -> Response<Body> {
     let in_flight = InFlight::new(&guard.in_flight);
     if let Some(problem) = host::host_problem(request.version(), request.headers()) {
         let path = request.uri().path();
@@ -115,6 +135,11 @@ async fn handle(State(guard): State<Arc<ServeGuard>>, request: Request<Body>) ->
             .headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
         return response;
+    }
+    if let Some(address) = &guard.address
+        && !request.headers().contains_key(header::HOST)
+    {
+        request.headers_mut().insert(header::HOST, address.clone());
     }
     if request.method() != HttpMethod::POST && !is_task_resource(request.uri().path()) {
         return public(&guard, request).await;

@@ -138,6 +138,51 @@ async fn a_request_without_one_good_host_header_gets_400_and_reaches_no_tenant()
 }
 
 #[tokio::test]
+async fn an_http_1_0_request_without_host_is_answered_for_the_listening_address() {
+    // A Card route that answers with the Host it was asked for, as the real one builds its
+    // URL from it.
+    let echo_host = Router::new().fallback(get(|headers: HeaderMap| async move {
+        headers
+            .get(header::HOST)
+            .and_then(|host| host.to_str().ok())
+            .unwrap_or("(none)")
+            .to_string()
+    }));
+    let (stop, stopping) = watch::channel(false);
+    let listening = |address: &str| {
+        ServeGuard::new(
+            echo_host.clone(),
+            Tenants::Open(tenant("only")),
+            Dialect::V1_0,
+            LIMITS,
+            stopping.clone(),
+        )
+        .listening_on(address.parse().unwrap())
+        .router()
+    };
+    let hostless = || {
+        let mut request = card_request();
+        request.headers_mut().remove(header::HOST);
+        *request.version_mut() = axum::http::Version::HTTP_10;
+        request
+    };
+    for (address, host) in [
+        ("127.0.0.1:9123", "127.0.0.1:9123"),
+        ("0.0.0.0:9123", "localhost:9123"),
+    ] {
+        let answer = listening(address).oneshot(hostless()).await.unwrap();
+        assert_eq!(text(answer).await, host, "{address}");
+    }
+    // A request with a Host keeps its own.
+    let answer = listening("127.0.0.1:9123")
+        .oneshot(card_request())
+        .await
+        .unwrap();
+    assert_eq!(text(answer).await, "agent.test");
+    drop(stop);
+}
+
+#[tokio::test]
 async fn each_token_reaches_its_own_tenant_and_the_scheme_is_case_insensitive() {
     let (guard, _stop) = guard(tokens(), Dialect::V1_0);
     let router = guard.router();

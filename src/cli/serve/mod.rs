@@ -168,7 +168,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
             drain: REFUSED_BODY_DRAIN,
         };
         let (stop, stopping) = tokio::sync::watch::channel(false);
-        let guard = ServeGuard::new(card, tenants, args.dialect, limits, stopping);
+        let guard =
+            ServeGuard::new(card, tenants, args.dialect, limits, stopping).listening_on(addr);
         let in_flight = guard.in_flight();
         let options = ServeOptions {
             header_read_timeout: Duration::from_millis(args.header_timeout_ms),
