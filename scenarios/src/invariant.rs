@@ -73,7 +73,7 @@ impl Invariant {
                 "each job has exactly one accepted outcome, the end its job asks for, and the runtime agrees with it"
             }
             Invariant::DeadlinesHonoured => {
-                "a task stuck in submitted or working past the consumer's deadline was canceled and re-dispatched"
+                "a task stuck in submitted or working past the consumer's deadline was canceled and re-dispatched, within a second of the deadline"
             }
             Invariant::Liveness => "after the heal phase every job finishes within the bound",
             Invariant::ProfileMatchesRuntime => {

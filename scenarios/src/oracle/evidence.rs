@@ -2,6 +2,7 @@
 //! host's ground truth, personality and real profile, the trace, and the run's times.
 
 use meshsim_consumer::{Job, JobReport, PeerLifecycleProfile, ProfileKey, ledger::EventRef};
+use meshsim_protocol::TaskState;
 use meshsim_runtimes::{GroundTruth, Personality, TaskTruth};
 use meshsim_sim::Trace;
 use meshsim_trace::{TraceEvent, TraceLine};
@@ -119,6 +120,24 @@ impl Evidence<'_> {
             _ => None,
         })?;
         (learned == value).then_some(micros / 1000)
+    }
+
+    /// When `job`'s consumer traced a deadline of `task` in `state` expiring, each time, in
+    /// milliseconds since the start (none in a run without a trace of the consumer).
+    pub(super) fn deadlines_at(&self, job: &str, task: &str, state: TaskState) -> Vec<u64> {
+        self.consumer_lines()
+            .filter_map(|line| match &line.event {
+                TraceEvent::Deadline {
+                    job: traced_job,
+                    task: traced_task,
+                    state: traced_state,
+                    ..
+                } if traced_job == job && traced_task == task && *traced_state == state => {
+                    Some(line.t_us / 1000)
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The consumers' trace lines, in the order they happened.

@@ -737,6 +737,64 @@ fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
 }
 
 #[test]
+fn a_deadline_acted_on_more_than_a_second_late_is_not_honoured() {
+    // Limit 500 ms in submitted; the task sat there from 0 to 9,000 ms; the consumer applied
+    // `submitted` at 100 ms and traced its deadline at `acted_ms`.
+    let truths = truth_of(vec![record("stuck", &[(Submitted, 0), (Canceled, 9_000)])]);
+    let mut job_report = report(
+        "j",
+        vec![view("stuck", &[Submitted])],
+        Outcome::GaveUp {
+            reason: "x".to_string(),
+        },
+    );
+    job_report.deadlines.push(DeadlineHit {
+        task_id: "stuck".to_string(),
+        state: Submitted,
+        limit_ms: 500,
+    });
+    let jobs = [job_run("j", Some(job_report))];
+    let judged = |acted_ms: u64| {
+        let trace = trace_of(vec![
+            (
+                100,
+                TraceEvent::Applied(Applied {
+                    job: "j".into(),
+                    task: "stuck".into(),
+                    from: None,
+                    state: Submitted,
+                    connection: 1,
+                    index: 0,
+                }),
+            ),
+            (
+                acted_ms,
+                TraceEvent::Deadline {
+                    job: "j".into(),
+                    task: "stuck".into(),
+                    state: Submitted,
+                    limit_ms: 500,
+                },
+            ),
+        ]);
+        judge(&jobs, &truths, &BTreeMap::new(), &trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::DeadlinesHonoured)
+            .map(|v| (v.at_ms, v.detail))
+            .collect::<Vec<_>>()
+    };
+    // Due at 600 ms: a second's grace covers 1,600.
+    assert_eq!(judged(1_600), []);
+    assert_eq!(
+        judged(1_601),
+        [(
+            1_601,
+            "the consumer applied `submitted` at 100 ms and acted on its 500 ms deadline only at 1601 ms, 1001 ms late".to_string()
+        )]
+    );
+}
+
+#[test]
 fn deadlines_honoured_measures_each_stay_against_its_limit() {
     // Limits: 500 ms in submitted, 2,000 ms in working.
     let mut reaped = record("reaped", &[(Submitted, 0)]);
