@@ -262,32 +262,20 @@ mod tests {
     #[test]
     fn what_the_agent_wrote_cannot_forge_a_line_or_repaint_the_terminal() {
         let forged = "evil\u{1b}[31mRED\ncontradictions: none\nnote: all good";
-        let report = ProbeReport {
-            url: "http://agent:9000".to_string(),
-            card: CardClaims {
-                name: forged.to_string(),
-                version: "1.0\r\n".to_string(),
-                dialect: Dialect::V1_0,
-                bindings: vec![Binding::JsonRpc],
-                streaming: Some(true),
-                push_notifications: None,
-                state_transition_history: None,
-            },
-            binding: Binding::JsonRpc,
-            endpoint_answered: true,
-            task_id: None,
-            first_turn: Vec::new(),
-            reached_input_required: false,
-            stream_closes_on_input_required: None,
-            task_survives_stream_close: None,
-            resubscribe_after_input_required: None,
-            followup_same_task: None,
-            followup_turn: Vec::new(),
-            get_after_followup: None,
-            cancel: Some(format!("failed: {forged}")),
-            contradictions: Vec::new(),
-            notes: vec![format!("first turn: {forged}")],
+        let card = CardClaims {
+            name: forged.to_string(),
+            version: "1.0\r\n".to_string(),
+            dialect: Dialect::V1_0,
+            bindings: vec![Binding::JsonRpc],
+            streaming: Some(true),
+            push_notifications: None,
+            state_transition_history: None,
         };
+        let mut report =
+            ProbeReport::unmeasured("http://agent:9000".to_string(), card, Binding::JsonRpc);
+        report.endpoint_answered = true;
+        report.cancel = Some(format!("failed: {forged}"));
+        report.notes = vec![format!("first turn: {forged}")];
         let text = render(&report);
         assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text}");
         assert_eq!(

@@ -116,3 +116,28 @@ pub struct ProbeReport {
     /// Anything else worth telling: failures of single steps, why a step was skipped.
     pub notes: Vec<String>,
 }
+
+impl ProbeReport {
+    /// The report of a probe of `url` that has read the Card (`card`, to be spoken to over
+    /// `binding`) and measured nothing yet.
+    pub fn unmeasured(url: String, card: CardClaims, binding: Binding) -> Self {
+        ProbeReport {
+            url,
+            card,
+            binding,
+            endpoint_answered: false,
+            task_id: None,
+            first_turn: Vec::new(),
+            reached_input_required: false,
+            stream_closes_on_input_required: None,
+            task_survives_stream_close: None,
+            resubscribe_after_input_required: None,
+            followup_same_task: None,
+            followup_turn: Vec::new(),
+            get_after_followup: None,
+            cancel: None,
+            contradictions: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}

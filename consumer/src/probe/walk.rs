@@ -19,24 +19,11 @@ pub async fn probe<C: Connector>(
 ) -> Result<ProbeReport, ClientError> {
     let client = A2aClient::discover(connector, url, config.client).await?;
     let ids = IdSource::new(config.seed);
-    let report = ProbeReport {
-        url: without_credentials(url),
-        card: CardClaims::of(client.card(), client.dialect()),
-        binding: client.binding(),
-        endpoint_answered: false,
-        task_id: None,
-        first_turn: Vec::new(),
-        reached_input_required: false,
-        stream_closes_on_input_required: None,
-        task_survives_stream_close: None,
-        resubscribe_after_input_required: None,
-        followup_same_task: None,
-        followup_turn: Vec::new(),
-        get_after_followup: None,
-        cancel: None,
-        contradictions: Vec::new(),
-        notes: Vec::new(),
-    };
+    let report = ProbeReport::unmeasured(
+        without_credentials(url),
+        CardClaims::of(client.card(), client.dialect()),
+        client.binding(),
+    );
     let mut run = Probe {
         client,
         ids,

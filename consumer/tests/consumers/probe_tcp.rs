@@ -26,21 +26,31 @@ async fn probe_served(name: &str, dialect: Dialect) -> ProbeReport {
 }
 
 async fn probe_personality(personality: Personality, dialect: Dialect) -> ProbeReport {
+    probe_within(personality, dialect, Duration::from_secs(10)).await
+}
+
+/// Serves `personality` in `dialect` on loopback and probes it, each read of a stream
+/// bounded by `bound`. The outer minute only turns a hang into a failure.
+async fn probe_within(personality: Personality, dialect: Dialect, bound: Duration) -> ProbeReport {
     let runtime = Runtime::new(personality, dialect, Clock::wall(), 7);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
     let config = ProbeConfig {
         client: ClientConfig {
-            idle_timeout: Duration::from_secs(10),
+            idle_timeout: bound,
             ..ClientConfig::default()
         },
         settle: SETTLE,
         ..ProbeConfig::default()
     };
-    let report = probe(TcpConnector::default(), &url, &config)
-        .await
-        .expect("the Card is readable");
+    let report = meshsim_time::timeout(
+        Duration::from_secs(60),
+        probe(TcpConnector::default(), &url, &config),
+    )
+    .await
+    .expect("the probe ends")
+    .expect("the Card is readable");
     server.abort();
     report
 }
@@ -207,27 +217,7 @@ async fn a_stuck_task_whose_stream_sends_keep_alives_ends_the_probe_at_its_timeo
     let mut personality = quick("python-correct");
     personality.stalled_first_tasks = 1;
     personality.keep_alive_ms = Some(50);
-    let runtime = Runtime::new(personality, Dialect::V1_0, Clock::wall(), 7);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let server = tokio::spawn(meshsim_sim::serve(listener, runtime.router()));
-    let config = ProbeConfig {
-        client: ClientConfig {
-            idle_timeout: Duration::from_millis(500),
-            ..ClientConfig::default()
-        },
-        settle: SETTLE,
-        ..ProbeConfig::default()
-    };
-    // The outer bound only turns a hang into a failure; the probe ends long before it.
-    let report = meshsim_time::timeout(
-        Duration::from_secs(60),
-        probe(TcpConnector::default(), &url, &config),
-    )
-    .await
-    .expect("the probe ends although keep-alives keep the connection busy")
-    .unwrap();
-    server.abort();
+    let report = probe_within(personality, Dialect::V1_0, Duration::from_millis(500)).await;
     assert!(!report.reached_input_required, "{report:#?}");
     assert!(
         report
