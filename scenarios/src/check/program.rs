@@ -26,7 +26,8 @@ pub struct Program {
 
 impl Program {
     /// The name the program's reports go under: its script's file stem when it runs one
-    /// (`naive` for `python3 examples/consumers/python/naive.py`), else the command's.
+    /// (`naive` for `python3 examples/consumers/python/naive.py`), else the command's (code
+    /// given inline, as `python3 -c CODE` or `node -e CODE` take it, is no script).
     pub fn name(&self) -> String {
         let stem = |text: &str| {
             Path::new(text)
@@ -34,8 +35,12 @@ impl Program {
                 .map(|stem| stem.to_string_lossy().into_owned())
                 .unwrap_or_else(|| text.to_string())
         };
+        let inline_code = self
+            .args
+            .iter()
+            .any(|arg| ["-c", "-e", "--eval"].contains(&arg.as_str()));
         match self.args.iter().find(|arg| !arg.starts_with('-')) {
-            Some(script) if Path::new(script).extension().is_some() => stem(script),
+            Some(script) if !inline_code && Path::new(script).extension().is_some() => stem(script),
             _ => stem(&self.command),
         }
     }
@@ -188,5 +193,10 @@ mod tests {
             args: vec!["consume".into(), "--consumer".into(), "naive".into()],
         };
         assert_eq!(binary.name(), "meshsim");
+        let inline = Program {
+            command: "/usr/bin/python3".into(),
+            args: vec!["-c".into(), "import json; print(json.dumps(1))".into()],
+        };
+        assert_eq!(inline.name(), "python3", "code is no script");
     }
 }
