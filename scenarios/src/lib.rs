@@ -50,7 +50,7 @@ pub use impossible::{IMPOSSIBLE_RULES, ImpossibleRule};
 pub use invariant::Invariant;
 pub use knob_coverage::{Coverage, CoverageSummary, knob_values};
 pub use matrix::{Cell, DEFAULT_SEEDS, IntoRuntime, Matrix, builtin_runtimes, without_repeats};
-pub use oracle::{Evidence, JobRun, Judgement, PeerFault, Violation, judge};
+pub use oracle::{Deliveries, Delivery, Evidence, JobRun, Judgement, PeerFault, Violation, judge};
 pub use parallel_sweep::default_threads;
 pub use personality_shrink::shrink_personality;
 pub use probed_personality::{probed_personality, unmeasured_knobs};

@@ -1,7 +1,7 @@
 //! One run: a (seed, scenario, runtime, consumer, dialect, faults) put through the harness
 //! and judged by the oracle.
 
-use crate::oracle::{self, Evidence, JobRun, PeerFault, Violation};
+use crate::oracle::{self, Deliveries, Evidence, JobRun, PeerFault, Violation};
 use crate::real_profile::real_profile;
 use crate::run_spec::{Faults, RunSpec};
 use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST};
@@ -167,6 +167,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
                 .healed_at_ms
                 .map_or(config.chaos, Duration::from_millis)
         },
+        deliveries: &Deliveries::new(),
         trace: &run.trace,
         epoch: epoch()
             .duration_since(std::time::UNIX_EPOCH)

@@ -410,6 +410,72 @@ fn against_the_swarm_each_seed_meets_the_personality_the_sweep_draws_for_it_and_
     let _ = std::fs::remove_dir_all(&workdir);
 }
 
+/// A program that sends its job's message, is told the task's id, and gives up without
+/// naming the task in its report (a consumer that lost track of a task it started): the
+/// task it leaves at `input-required` is its orphan, though its report never names it. In
+/// the heterogeneous mesh only `job-0` forgets; `job-4`, which meets the same agent, runs
+/// the reconciling consumer, and is not blamed for job-0's task.
+const FORGETFUL: &str = r#"
+import json, os, sys, urllib.request
+if os.environ['MESHSIM_JOB'] not in ('incident', 'job-0'):
+    os.execv(sys.argv[1], [sys.argv[1], 'consume', '--consumer', 'reconciling'])
+base = os.environ['MESHSIM_AGENT_URL']
+card = json.load(urllib.request.urlopen(base + '/.well-known/agent-card.json'))
+send = {'jsonrpc': '2.0', 'id': 1, 'method': 'message/send', 'params': {'message': {
+    'kind': 'message', 'messageId': 'm-1', 'role': 'user',
+    'parts': [{'kind': 'text', 'text': os.environ['MESHSIM_REQUEST']}]}}}
+request = urllib.request.Request(
+    card['url'], json.dumps(send).encode(), {'Content-Type': 'application/json'})
+print(json.load(urllib.request.urlopen(request)))
+with open(os.environ['MESHSIM_REPORT'], 'w') as report:
+    report.write(json.dumps({'kind': 'outcome', 'outcome': 'gave-up', 'reason': 'lost track'}) + '\n')
+"#;
+
+#[test]
+fn a_task_a_program_was_told_of_and_left_out_of_its_report_is_its_orphan() {
+    let Some(()) = install(&[Sdk::Python]) else {
+        return;
+    };
+    let (code, runs, _) = check(
+        &[
+            "--runtime",
+            "python-correct",
+            "--scenario",
+            "origin-incident",
+            "--scenario",
+            "heterogeneous-mesh",
+            "--dialect",
+            "v0.3",
+            "--seeds",
+            "1",
+        ],
+        &[&python(), "-c", FORGETFUL, meshsim()],
+    );
+    assert_eq!(code, 1, "{runs:#?}");
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    for run in &runs {
+        let orphans: Vec<&Value> = run["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|violation| violation["invariant"] == "no-orphaned-task")
+            .collect();
+        assert_eq!(orphans.len(), 1, "{run:#}");
+        let expected_job = match run["scenario"].as_str().unwrap() {
+            "origin-incident" => "incident",
+            _ => "job-0",
+        };
+        assert_eq!(orphans[0]["job"], expected_job, "{run:#}");
+        let detail = orphans[0]["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with("task is still `input-required` on agent")
+                && detail.contains("the program was sent its id in the answer to call")
+                && detail.ends_with("and its report never names it)"),
+            "{detail}"
+        );
+    }
+}
+
 /// The must-show command's arguments: the origin incident's three runtimes on its incident, 3 seeds.
 fn incident_args() -> Vec<&'static str> {
     let mut args = vec!["--scenario", "origin-incident", "--seeds", "3"];

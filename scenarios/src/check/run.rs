@@ -1,7 +1,7 @@
 //! One check run: a (seed, scenario, runtime, dialect) laid out on real loopback TCP, the
 //! consumer program started once per job of the scenario, and the run judged by the same
-//! oracle as the simulation, from the runtimes' task records (read in-process) and the
-//! programs' reports.
+//! oracle as the simulation, from the runtimes' task records (read in-process), the
+//! programs' reports and which task ids the proxies sent each program.
 
 use super::contract::{self, Order, ReportInvalid};
 use super::faults::{self, Strike};
@@ -192,8 +192,6 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
     let log = ProxyLog::announced(announce);
     let mut truths: BTreeMap<String, GroundTruth> = BTreeMap::new();
     let mut agents = Vec::new();
-    let mut servers = Vec::new();
-    let mut urls = Vec::new();
     for (index, spec_agent) in layout.agents.iter().enumerate() {
         let host_seed = spec
             .seed
@@ -214,15 +212,22 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
             .collect();
         let agent = Agent::start(&spec_agent.host, runtime, triggers, log.clone())
             .map_err(|error| format!("cannot start the runtime: {error}"))?;
+        agents.push(agent);
+    }
+    // Each job's program meets its agent at a port of its own, so that the proxy knows
+    // whose each call is.
+    let mut servers = Vec::new();
+    let mut urls = Vec::new();
+    for job in &layout.jobs {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|error| format!("cannot listen on loopback: {error}"))?;
         let address = listener
             .local_addr()
             .map_err(|error| format!("cannot read the proxy's address: {error}"))?;
-        servers.push(tokio::spawn(meshsim_sim::serve(listener, agent.router())));
+        let door = agents[job.agent].router(&job.name);
+        servers.push(tokio::spawn(meshsim_sim::serve(listener, door)));
         urls.push(format!("http://{address}"));
-        agents.push(agent);
     }
 
     let consumer_seed = spec.seed.derive("consumer");
@@ -230,11 +235,12 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
     let orders: Vec<(Order, String, PathBuf)> = layout
         .jobs
         .iter()
-        .map(|job| {
+        .zip(urls)
+        .map(|(job, url)| {
             let order = Order {
                 job: Job {
                     name: job.name.clone(),
-                    peer: urls[job.agent].clone(),
+                    peer: url,
                     request: job.request.clone(),
                     answer: job.answer.clone(),
                     deadlines: job.deadlines,
@@ -295,6 +301,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         consumer_failure: None,
         end,
         faults_end: log.faults_end(),
+        deliveries: &log.deliveries(),
         trace: &empty_trace,
         epoch: started,
     });

@@ -46,14 +46,15 @@ pub fn render(result: &CheckResult) -> String {
         page.push_str("</ul>\n");
     }
     page.push_str(
-        "<h2>What the proxy relayed</h2>\n<table><tr><th>ended at (ms)</th><th>agent</th><th>call</th><th>request</th><th>answer</th><th>events</th><th>how it ended</th></tr>\n",
+        "<h2>What the proxy relayed</h2>\n<table><tr><th>ended at (ms)</th><th>agent</th><th>job</th><th>call</th><th>request</th><th>answer</th><th>events</th><th>how it ended</th></tr>\n",
     );
     for exchange in &result.exchanges {
         let _ = writeln!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             exchange.at_ms,
             esc(&exchange.agent),
+            esc(&exchange.job),
             exchange
                 .call
                 .map(|call| call.to_string())

@@ -18,6 +18,17 @@ pub struct JobRun {
     pub report: Option<JobReport>,
 }
 
+/// A task id some job's consumer was sent: which job, and on which call to the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub job: String,
+    /// The host's number for the call whose answer carried the id first.
+    pub call: Option<u32>,
+}
+
+/// The job each task's id was first sent to, by (host, task id).
+pub type Deliveries = BTreeMap<(String, String), Delivery>;
+
 /// What the oracle is given after a run.
 pub struct Evidence<'a> {
     pub jobs: &'a [JobRun],
@@ -37,6 +48,11 @@ pub struct Evidence<'a> {
     /// When the run's faults were over (the heal at the chaos phase's end), zero for a run
     /// without faults: before it the peer may have been unreachable or restarting.
     pub faults_end: Duration,
+    /// Which job each task's id reached first, from what `meshsim check`'s proxies relayed
+    /// to the programs, so that a task a program was told of and left out of its report is
+    /// still its own. Empty in a simulated run, where nothing watches what the consumer
+    /// receives: there only the tasks a report names are a job's.
+    pub deliveries: &'a Deliveries,
     /// The run's trace: when the consumer applied what (where it traced it).
     pub trace: &'a Trace,
     /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this

@@ -20,7 +20,7 @@ mod profile_matches_runtime;
 mod verdict;
 mod view_matches_truth;
 
-pub use evidence::{Evidence, JobRun};
+pub use evidence::{Deliveries, Delivery, Evidence, JobRun};
 pub use judge::{check, judge};
 pub use verdict::{Judgement, PeerFault, Violation};
 

@@ -1,7 +1,8 @@
-//! `no-orphaned-task`: no task a consumer knew of is left live on its runtime; a cancel the
-//! peer refused is the peer's fault, when ground truth says the peer did refuse one (a
-//! reported refusal the runtime never made excuses nothing). Dated at the end of the job
-//! that left it (its traced outcome).
+//! `no-orphaned-task`: no task a consumer knew of (its report names it, or in a check run
+//! the program was sent its id) is left live on its runtime; a cancel the peer refused is
+//! the peer's fault, when ground truth says the peer did refuse one (a reported refusal the
+//! runtime never made excuses nothing). Dated at the end of the job that left it (its
+//! traced outcome).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
@@ -18,17 +19,35 @@ pub(super) fn no_orphaned_task(
             if !record.is_live() {
                 continue;
             }
-            let owner = evidence.jobs.iter().find(|run| {
+            let reported_by = evidence.jobs.iter().find(|run| {
                 run.host == *host
                     && run
                         .report
                         .as_ref()
                         .is_some_and(|report| report.task(&record.id).is_some())
             });
+            // A program that was sent the task's id and left it out of its report knew of
+            // it all the same (a check run's proxies saw the id go to it).
+            let delivered = || {
+                let delivery = evidence
+                    .deliveries
+                    .get(&(host.clone(), record.id.clone()))?;
+                let run = evidence
+                    .jobs
+                    .iter()
+                    .find(|run| run.host == *host && run.job.name == delivery.job)?;
+                Some((run, delivery))
+            };
             // A task no job ever learned of (its creating response was lost to a fault)
             // cannot be finished or canceled by anyone: A2A has no idempotency key to
             // find it by. Only tasks a consumer knew of and left behind are its doing.
-            let Some(owner) = owner else { continue };
+            let (owner, unreported) = match reported_by {
+                Some(run) => (run, None),
+                None => match delivered() {
+                    Some((run, delivery)) => (run, Some(delivery)),
+                    None => continue,
+                },
+            };
             let abandoned = owner
                 .report
                 .as_ref()
@@ -63,10 +82,20 @@ pub(super) fn no_orphaned_task(
                 owner,
                 Some(&record.id),
                 ended,
-                format!(
-                    "task is still `{}` on {host} after the job ended; nobody will finish or cancel it",
-                    record.state
-                ),
+                match unreported {
+                    None => format!(
+                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it",
+                        record.state
+                    ),
+                    Some(delivery) => format!(
+                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it (the program was sent its id{} and its report never names it)",
+                        record.state,
+                        delivery
+                            .call
+                            .map(|call| format!(" in the answer to call {call}"))
+                            .unwrap_or_default()
+                    ),
+                },
             ));
         }
     }

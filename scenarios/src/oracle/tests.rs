@@ -157,6 +157,17 @@ fn judge(
     profiles: &BTreeMap<String, PeerLifecycleProfile>,
     trace: &Trace,
 ) -> Vec<Violation> {
+    judge_delivered(jobs, truths, profiles, &Deliveries::new(), trace)
+}
+
+/// The oracle's verdict on crafted evidence from a check run whose proxies saw `deliveries`.
+fn judge_delivered(
+    jobs: &[JobRun],
+    truths: &BTreeMap<String, GroundTruth>,
+    profiles: &BTreeMap<String, PeerLifecycleProfile>,
+    deliveries: &Deliveries,
+    trace: &Trace,
+) -> Vec<Violation> {
     check(&Evidence {
         jobs,
         truths,
@@ -166,6 +177,7 @@ fn judge(
         consumer_failure: None,
         end: Duration::from_millis(END_MS),
         faults_end: Duration::ZERO,
+        deliveries,
         trace,
         epoch: EPOCH,
     })
@@ -585,6 +597,59 @@ fn no_orphaned_task_blames_the_job_that_knew_the_live_task_and_only_it() {
 }
 
 #[test]
+fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_names_it() {
+    let truths = truth_of(vec![
+        record("forgotten", &[(Submitted, 10), (InputRequired, 20)]),
+        record("done", &[(Submitted, 10), (Completed, 20)]),
+    ]);
+    let gave_up = Outcome::GaveUp {
+        reason: "lost track".to_string(),
+    };
+    let jobs = [
+        job_run("a", Some(report("a", Vec::new(), gave_up.clone()))),
+        job_run("b", Some(report("b", Vec::new(), gave_up))),
+    ];
+    let sent = |host: &str, task: &str, job: &str| {
+        Deliveries::from([(
+            (host.to_string(), task.to_string()),
+            Delivery {
+                job: job.to_string(),
+                call: Some(2),
+            },
+        )])
+    };
+    let orphans = |deliveries: &Deliveries| -> Vec<Violation> {
+        judge_delivered(&jobs, &truths, &BTreeMap::new(), deliveries, &empty_trace())
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::NoOrphanedTask)
+            .collect()
+    };
+    assert_eq!(
+        orphans(&Deliveries::new()),
+        [],
+        "nobody was sent its id: nobody could find it"
+    );
+    let found = orphans(&sent(HOST, "forgotten", "b"));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].job, "b");
+    assert_eq!(found[0].task.as_deref(), Some("forgotten"));
+    assert_eq!(
+        found[0].detail,
+        "task is still `input-required` on agent after the job ended; nobody will finish or cancel it (the program was sent its id in the answer to call 2 and its report never names it)"
+    );
+    assert_eq!(
+        orphans(&sent(HOST, "done", "b")),
+        [],
+        "a task that finished is nobody's orphan"
+    );
+    assert_eq!(
+        orphans(&sent("another-agent", "forgotten", "b")),
+        [],
+        "the same id sent by another host names another task"
+    );
+}
+
+#[test]
 fn a_reported_refusal_excuses_a_live_task_only_when_the_runtime_refused_a_cancel() {
     let mut refused = view("left", &[Submitted, InputRequired]);
     refused.abandoned = Some(Abandonment {
@@ -959,6 +1024,7 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
             consumer_failure: None,
             end: Duration::from_millis(END_MS),
             faults_end,
+            deliveries: &Deliveries::new(),
             trace: &trace,
             epoch: EPOCH,
         })

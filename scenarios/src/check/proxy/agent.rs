@@ -6,6 +6,7 @@ use super::exchange_log::ProxyLog;
 use crate::lock::lock;
 use axum::Router;
 use meshsim_runtimes::Runtime;
+use std::collections::BTreeSet;
 use std::io;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
@@ -120,6 +121,20 @@ impl Agent {
                 %error,
                 "the runtime could not be restarted"
             ),
+        }
+    }
+
+    /// Of `strings` (what went out to `job`'s program in the answer to `call`), the ids of
+    /// this host's tasks are logged as delivered to it.
+    pub(super) fn delivered(&self, strings: Vec<String>, job: &str, call: Option<u32>) {
+        if strings.is_empty() {
+            return;
+        }
+        let ids: BTreeSet<String> = self.runtime.truth().task_ids().into_iter().collect();
+        for string in strings {
+            if ids.contains(&string) {
+                self.log.delivered(&self.host, string, job, call);
+            }
         }
     }
 

@@ -1,8 +1,9 @@
-//! What the proxy saw: each call as it relayed it ([`Exchange`]) and each fault as it struck,
-//! told to an [`Announce`] hook as it happens.
+//! What the proxy saw: each call as it relayed it ([`Exchange`]), which program was sent
+//! each task's id, and each fault as it struck, told to an [`Announce`] hook as it happens.
 
 use super::super::faults::{Strike, Trigger};
 use crate::lock::lock;
+use crate::oracle::{Deliveries, Delivery};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +14,8 @@ pub type Announce = Arc<dyn Fn(&Strike) + Send + Sync>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Exchange {
     pub agent: String,
+    /// The job whose program made the call (each job's program has a door of its own).
+    pub job: String,
     /// The call's number (Card fetches are not numbered).
     pub call: Option<u32>,
     pub method: String,
@@ -37,6 +40,8 @@ pub struct ProxyLog {
     /// time, or a held answer's release.
     faults_end_ms: Arc<Mutex<u64>>,
     exchanges: Arc<Mutex<Vec<Exchange>>>,
+    /// The job each task's id was first relayed to.
+    deliveries: Arc<Mutex<Deliveries>>,
     announce: Option<Announce>,
     /// When the run started, on the wall clock (only to date exchanges for a reader).
     started: Option<std::time::Instant>, // wall-clock-ok: meshsim check runs on real TCP, never in a simulation; dates exchanges for reading only
@@ -69,6 +74,22 @@ impl ProxyLog {
     /// met a runtime that was restarting or unreachable (the oracle's `faults_end`).
     pub fn faults_end(&self) -> std::time::Duration {
         std::time::Duration::from_millis(*lock(&self.faults_end_ms))
+    }
+
+    /// `task`'s id, a task of `host`, went out to `job`'s program in the answer to `call`;
+    /// only its first delivery is kept.
+    pub(super) fn delivered(&self, host: &str, task: String, job: &str, call: Option<u32>) {
+        lock(&self.deliveries)
+            .entry((host.to_string(), task))
+            .or_insert_with(|| Delivery {
+                job: job.to_string(),
+                call,
+            });
+    }
+
+    /// The job each task's id was first relayed to (the oracle's `deliveries`).
+    pub fn deliveries(&self) -> Deliveries {
+        lock(&self.deliveries).clone()
     }
 
     /// Every call relayed so far, in the order their relays ended.

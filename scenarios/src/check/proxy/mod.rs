@@ -11,6 +11,7 @@
 mod agent;
 mod exchange_log;
 mod stream_relay;
+mod task_ids;
 
 pub use agent::Agent;
 pub use exchange_log::{Announce, Exchange, ProxyLog};
@@ -27,18 +28,31 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 use stream_relay::{RelayState, StreamRelay};
+use task_ids::JsonStrings;
 use tower::ServiceExt;
 
 impl Agent {
-    /// The proxy as a router, to serve on a listener.
-    pub fn router(self: &Arc<Self>) -> Router {
-        Router::new().fallback(relay).with_state(Arc::clone(self))
+    /// The proxy as `job`'s program meets it, a router to serve on a listener of its own:
+    /// every job has its door, so the proxy knows whose call each one is.
+    pub fn router(self: &Arc<Self>, job: &str) -> Router {
+        let door = Door {
+            agent: Arc::clone(self),
+            job: job.into(),
+        };
+        Router::new().fallback(relay).with_state(door)
     }
+}
+
+/// One job's way in to an agent.
+#[derive(Clone)]
+struct Door {
+    agent: Arc<Agent>,
+    job: Arc<str>,
 }
 
 /// Handles one request: counts it, lets the current instance answer it, and applies the
 /// triggers aimed at its answer.
-async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
+async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Response {
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
     let call = if request.method() == Method::POST {
@@ -53,6 +67,7 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
         .and_then(|instance| Some((instance.router.clone(), instance.handle()?.clone())));
     let exchange = |end: &str, streamed: bool| Exchange {
         agent: agent.host.clone(),
+        job: job.to_string(),
         call,
         method: method.clone(),
         path: path.clone(),
@@ -97,8 +112,18 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
         return cut_short(body);
     }
     if !streaming {
+        // A plain answer is read whole (the runtime has written it all already) to see
+        // which task ids go to the program.
+        let (parts, body) = response.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+            agent.log.exchanged(exchange("runtime error", false));
+            return cut_short(Body::empty());
+        };
+        let mut strings = Vec::new();
+        JsonStrings::default().feed(&bytes, &mut strings);
+        agent.delivered(strings, &job, Some(call));
         agent.log.exchanged(exchange("answered", false));
-        return response;
+        return Response::from_parts(parts, Body::from(bytes));
     }
     let stream = {
         let mut counters = lock(&agent.counters);
@@ -108,6 +133,7 @@ async fn relay(State(agent): State<Arc<Agent>>, request: Request) -> Response {
     let (parts, body) = response.into_parts();
     let relay = StreamRelay {
         exchange: exchange("dropped by the program", true),
+        strings: JsonStrings::default(),
         agent,
         call,
         stream,

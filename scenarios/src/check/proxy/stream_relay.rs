@@ -4,6 +4,7 @@
 use super::super::faults::Trigger;
 use super::agent::Agent;
 use super::exchange_log::Exchange;
+use super::task_ids::JsonStrings;
 use crate::lock::lock;
 use axum::body::Bytes;
 use futures_util::StreamExt;
@@ -22,6 +23,8 @@ pub(super) enum RelayState {
 /// When dropped it logs its exchange, with how it ended.
 pub(super) struct StreamRelay {
     pub(super) exchange: Exchange,
+    /// The JSON strings of the events relayed so far, for the task ids they carry.
+    pub(super) strings: JsonStrings,
     pub(super) agent: Arc<Agent>,
     pub(super) call: u32,
     pub(super) stream: u32,
@@ -69,7 +72,14 @@ impl StreamRelay {
                 self.exchange.end = format!("runtime error: {error}");
                 Some(Err(io::Error::other(error)))
             }
-            Some(Ok(bytes)) => Some(Ok(self.count(bytes))),
+            Some(Ok(bytes)) => {
+                let relayed = self.count(bytes);
+                let mut strings = Vec::new();
+                self.strings.feed(&relayed, &mut strings);
+                self.agent
+                    .delivered(strings, &self.exchange.job, Some(self.call));
+                Some(Ok(relayed))
+            }
         }
     }
 
