@@ -1,5 +1,5 @@
 //! `liveness`: every job finishes within the bound; a give-up on a job no consumer could finish
-//! is the peer's fault.
+//! is the peer's fault, once a task was started there (which is how a consumer finds that out).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
@@ -26,7 +26,17 @@ pub(super) fn liveness(
                         .and_then(|personality| {
                             impossible(personality, &run.job, evidence.faults_end)
                         });
-                    if let Some(found) = found.filter(|_| !reason.is_empty()) {
+                    // Every rule is found out only by starting a task (one that stalls,
+                    // asks again, is refused, reaped or not canceled): where no task was
+                    // ever started, the consumer did not find the job impossible, it did
+                    // not try. (A v0.1 task whose blocking send never answered is in the
+                    // runtime's records though the consumer never saw a state of it.)
+                    let tried = !report.tasks.is_empty()
+                        || evidence
+                            .truths
+                            .get(&run.host)
+                            .is_some_and(|truth| !truth.task_ids().is_empty());
+                    if let Some(found) = found.as_ref().filter(|_| !reason.is_empty() && tried) {
                         peer_faults.push(PeerFault {
                             invariant: Invariant::Liveness,
                             job: run.job.name.clone(),
@@ -39,7 +49,13 @@ pub(super) fn liveness(
                         });
                         continue;
                     }
-                    Some(format!("the job gave up: {reason}"))
+                    Some(match found {
+                        Some(found) if !tried => format!(
+                            "the job gave up: {reason} (the peer makes it impossible ({}), but no task was ever started there to find that out)",
+                            found.rule.name
+                        ),
+                        _ => format!("the job gave up: {reason}"),
+                    })
                 }
                 _ => None,
             },

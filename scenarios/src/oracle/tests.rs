@@ -1012,12 +1012,15 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
     let gave_up = Outcome::GaveUp {
         reason: "job deadline passed".to_string(),
     };
-    let jobs = [job_run("j", Some(report("j", Vec::new(), gave_up)))];
+    // The consumer canceled the task that stalled, and gave up.
+    let truths = truth_of(vec![record("stalled", &[(Submitted, 10), (Canceled, 400)])]);
+    let stalled = view("stalled", &[Submitted, Canceled]);
+    let jobs = [job_run("j", Some(report("j", vec![stalled], gave_up.clone())))];
     let trace = empty_trace();
-    let judged = |faults_end| {
+    let judged_on = |jobs: &[JobRun], truths: &BTreeMap<String, GroundTruth>, faults_end| {
         super::judge(&Evidence {
-            jobs: &jobs,
-            truths: &BTreeMap::new(),
+            jobs,
+            truths,
             profiles: &BTreeMap::new(),
             personalities: &personalities,
             converged: true,
@@ -1029,6 +1032,7 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
             epoch: EPOCH,
         })
     };
+    let judged = |faults_end| judged_on(&jobs, &truths, faults_end);
     let after_faults = judged(Duration::from_secs(5));
     assert_eq!(invariants(&after_faults.violations), []);
     let named = &after_faults.peer_faults[0].peer;
@@ -1043,6 +1047,20 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
         [Invariant::Liveness]
     );
     assert!(without_faults.peer_faults.is_empty());
+    // A task the runtime started that the consumer never saw a state of (a v0.1 blocking
+    // send that never answered): the consumer tried.
+    let unseen = [job_run("j", Some(report("j", Vec::new(), gave_up.clone())))];
+    let tried = judged_on(&unseen, &truths, Duration::from_secs(5));
+    assert_eq!(invariants(&tried.violations), []);
+    assert_eq!(tried.peer_faults.len(), 1);
+    // A consumer that gave up without ever starting a task did not find the job impossible.
+    let lazy = judged_on(&unseen, &BTreeMap::new(), Duration::from_secs(5));
+    assert!(lazy.peer_faults.is_empty(), "{:#?}", lazy.peer_faults);
+    assert_eq!(lazy.violations.len(), 1, "{:#?}", lazy.violations);
+    assert_eq!(
+        lazy.violations[0].detail,
+        "the job gave up: job deadline passed (the peer makes it impossible (every-task-stalls), but no task was ever started there to find that out)"
+    );
 }
 
 #[test]
