@@ -476,6 +476,66 @@ fn a_task_a_program_was_told_of_and_left_out_of_its_report_is_its_orphan() {
     }
 }
 
+/// A program that reads the answer to its streaming send line by line and gives up saying
+/// how many events it read before the connection ended.
+const EVENT_COUNTER: &str = r#"
+import http.client, json, os, urllib.parse
+base = urllib.parse.urlparse(os.environ['MESHSIM_AGENT_URL'])
+card_connection = http.client.HTTPConnection(base.hostname, base.port)
+card_connection.request('GET', '/.well-known/agent-card.json')
+url = urllib.parse.urlparse(json.loads(card_connection.getresponse().read())['url'])
+send = {'jsonrpc': '2.0', 'id': 1, 'method': 'message/stream', 'params': {'message': {
+    'kind': 'message', 'messageId': 'm-1', 'role': 'user',
+    'parts': [{'kind': 'text', 'text': os.environ['MESHSIM_REQUEST']}]}}}
+events = 0
+try:
+    connection = http.client.HTTPConnection(url.hostname, url.port)
+    connection.request('POST', url.path or '/', json.dumps(send),
+                       {'Content-Type': 'application/json', 'Accept': 'text/event-stream'})
+    answer = connection.getresponse()
+    while line := answer.readline():
+        events += line.startswith(b'data:')
+except Exception as error:
+    print(repr(error))
+with open(os.environ['MESHSIM_REPORT'], 'w') as report:
+    report.write(json.dumps({'kind': 'outcome', 'outcome': 'gave-up',
+                             'reason': f'read {events} events'}) + '\n')
+"#;
+
+#[test]
+fn a_stream_cut_after_its_event_k_reaches_the_program_with_k_events() {
+    let Some(()) = install(&[Sdk::Python]) else {
+        return;
+    };
+    let (_, runs, _) = check(
+        &[
+            "--runtime",
+            "python-correct",
+            "--scenario",
+            "sidecar-cut",
+            "--dialect",
+            "v0.3",
+            "--seeds",
+            "3",
+        ],
+        &[&python(), "-c", EVENT_COUNTER],
+    );
+    assert_eq!(runs.len(), 3, "{runs:#?}");
+    for run in &runs {
+        let cut = &run["faults"][0];
+        assert_eq!(cut["fault"], "cut-stream", "{run:#}");
+        let read = format!("the job gave up: read {} events", cut["after_event"]);
+        assert!(
+            run["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|violation| violation["detail"] == read.as_str()),
+            "{read}: {run:#}"
+        );
+    }
+}
+
 /// The must-show command's arguments: the origin incident's three runtimes on its incident, 3 seeds.
 fn incident_args() -> Vec<&'static str> {
     let mut args = vec!["--scenario", "origin-incident", "--seeds", "3"];

@@ -40,6 +40,12 @@ impl StreamRelay {
         match self.state {
             RelayState::Done => return None,
             RelayState::Cut => {
+                // What went out before the cut reaches the program first. hyper's
+                // connection writes what it holds to the socket after a body that has
+                // nothing ready, and closes at once on a body's error, dropping what it
+                // holds: failing right after the last event (and, for a first event, the
+                // answer's head) would cut before it. One wait lets it write them.
+                tokio::task::yield_now().await;
                 self.state = RelayState::Done;
                 self.exchange.end = "cut".to_string();
                 return Some(Err(io::Error::new(
