@@ -169,6 +169,25 @@ fn reconciling_consumer_rejects_a_task_restarted_under_its_v0_1_id() {
     assert_holds(&spec);
 }
 
+/// Found when `one-outcome` began comparing artifacts (12 of the swarm's 21,000 runs over
+/// seeds 0..1000, all v0.1, and 5 default runs): the `#long` task's stream is cut twice,
+/// a chunk is made while no stream is open, and a v0.1 resubscribe carries only the events
+/// after it. The reconciling consumer accepted the artifact without that chunk; it now
+/// takes the whole task's artifacts from the fetch that confirms a v0.1 task is the job's.
+#[test]
+fn reconciling_consumer_reports_the_chunk_made_between_two_v0_1_streams() {
+    let spec = reconciling_under_swarm(Scenario::SidecarCut, "python-correct", Dialect::V0_1, 1);
+    let result = assert_holds(&spec);
+    let whole: String = (1..=10)
+        .map(|chunk| format!("chunk {chunk} of 10"))
+        .collect();
+    assert!(
+        matches!(&result.reports[0].outcome, meshsim_consumer::Outcome::Completed { artifact, .. } if *artifact == whole),
+        "{:?}",
+        result.reports[0].outcome
+    );
+}
+
 /// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the
 /// reconciling consumer polls go-replaying's "#ask-twice" job (agent-2), answers the first
 /// question, and the poll misses the `working` between it and the second question. The

@@ -10,14 +10,23 @@ impl<C: Connector> Run<'_, C> {
     /// In v0.1 the client names tasks, so an answer to a task the peer lost in the meantime
     /// (reaped, or gone with a restart) silently starts a new task under the same id, and
     /// its outcome answers the answer, not the job. Before accepting an outcome there, the
-    /// task's history must begin with the job's request; `Some` to start over when it does
-    /// not. Elsewhere a lost id is -32001 or a new id, which the reads already catch.
-    pub(super) async fn confirm_ours(&mut self, task_id: &str) -> Option<DispatchEnd> {
+    /// task's history must begin with the job's request; `Err` to start over when it does
+    /// not, else the task as fetched (`None` where nothing was fetched). Elsewhere a lost id
+    /// is -32001 or a new id, which the reads already catch.
+    pub(super) async fn confirm_ours(
+        &mut self,
+        task_id: &str,
+    ) -> Result<Option<Task>, DispatchEnd> {
         if self.session.client.dialect() != Dialect::V0_1 {
-            return None;
+            return Ok(None);
         }
-        let task = self.session.client.get_task(task_id).await.ok()?;
-        self.check_ours(&task).await
+        let Ok(task) = self.session.client.get_task(task_id).await else {
+            return Ok(None);
+        };
+        match self.check_ours(&task).await {
+            Some(end) => Err(end),
+            None => Ok(Some(task)),
+        }
     }
 
     /// `Some` to start over when `task`, fetched under the job's v0.1 task id, is one the

@@ -13,7 +13,8 @@ use crate::profile::{Observed, PeerLifecycleProfile, ProfileCache, ProfileKey};
 use crate::report::{AnomalyKind, CancelResult, Outcome};
 use crate::session::{self, Session};
 use meshsim_protocol::{
-    Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams, TaskState,
+    Dialect, Message, Method, Request, RpcResult, SendConfiguration, SendMessageParams,
+    StreamEvent, TaskState,
 };
 use std::time::Duration;
 use tokio::time::Instant;
@@ -210,12 +211,8 @@ impl<C: Connector> Run<'_, C> {
                 return DispatchEnd::Redispatch("no task to follow".to_string());
             };
             let current = task.ledger.current();
-            if let Some(outcome) = current.and_then(|state| outcome(task, state)) {
-                let id = task.task_id.clone();
-                if let Some(end) = self.confirm_ours(&id).await {
-                    return end;
-                }
-                return DispatchEnd::Done(outcome);
+            if let Some(state) = current.filter(|state| state.is_terminal()) {
+                return self.finish(&mut slot, state).await;
             }
             if let Some((at, state, limit)) = task.deadline(&self.session.job.deadlines)
                 && Instant::now() >= at
@@ -262,6 +259,27 @@ impl<C: Connector> Run<'_, C> {
                     .and_then(|task| task.deadline(&self.session.job.deadlines));
                 meshsim_time::sleep_until(deadline.map_or(wake, |(at, ..)| at.min(wake))).await;
             }
+        }
+    }
+
+    /// The task ended in `state`: the job's outcome, once the task is confirmed the job's.
+    async fn finish(&mut self, slot: &mut Option<Tracked>, state: TaskState) -> DispatchEnd {
+        let id = slot_id(slot);
+        let fetched = match self.confirm_ours(&id).await {
+            Ok(fetched) => fetched,
+            Err(end) => return end,
+        };
+        let Some(task) = slot.as_mut() else {
+            return DispatchEnd::Redispatch("no task to follow".to_string());
+        };
+        // The whole task has every artifact chunk: a v0.1 resubscribe carries only the
+        // events after it, so a chunk made while no stream was open is in no event read.
+        if let Some(fetched) = fetched {
+            task.absorb(&StreamEvent::Task(fetched));
+        }
+        match outcome(task, state) {
+            Some(outcome) => DispatchEnd::Done(outcome),
+            None => DispatchEnd::Redispatch(format!("task {id} ended {state} with no outcome")),
         }
     }
 
