@@ -57,6 +57,9 @@ pub struct TaskTruth {
     /// answered with the task and went on): a consumer that reports such a refusal is
     /// believed only when it happened.
     pub cancel_refused: bool,
+    /// The text of the task's artifacts as it holds them (each artifact's text parts, the
+    /// artifacts in order): what a consumer that accepts it `completed` should report.
+    pub artifact_text: String,
 }
 
 impl TaskTruth {
@@ -221,6 +224,13 @@ impl GroundTruth {
         }
     }
 
+    /// Records the text of the latest task with this id's artifacts, after a chunk.
+    pub fn artifact_text(&self, id: &str, text: String) {
+        if let Some(task) = self.lock().latest_mut(id) {
+            task.artifact_text = text;
+        }
+    }
+
     /// Records that the runtime dropped the latest task with this id at `at`.
     pub fn reaped(&self, id: &str, at: Duration, reason: &str) {
         if let Some(task) = self.lock().latest_mut(id) {
@@ -251,6 +261,7 @@ mod tests {
             }],
             fate: None,
             cancel_refused: false,
+            artifact_text: String::new(),
         }
     }
 

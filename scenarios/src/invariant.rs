@@ -70,7 +70,7 @@ impl Invariant {
                 "no remote task is left running that the consumer abandoned"
             }
             Invariant::OneOutcome => {
-                "each job has exactly one accepted outcome, the end its job asks for, and the runtime agrees with it"
+                "each job has exactly one accepted outcome, the end its job asks for, and the runtime agrees with it (a completed one with the artifact the task holds)"
             }
             Invariant::DeadlinesHonoured => {
                 "a task stuck in submitted or working past the consumer's deadline was canceled and re-dispatched, within a second of the deadline"

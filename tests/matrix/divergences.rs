@@ -188,6 +188,30 @@ fn reconciling_consumer_reports_the_chunk_made_between_two_v0_1_streams() {
     );
 }
 
+/// The naive consumer appends every artifact event it reads, replayed or not: under the
+/// same cuts it accepts chunks twice, and `one-outcome` says so.
+#[test]
+fn the_naive_consumer_accepts_a_replayed_artifact_twice() {
+    let spec = RunSpec {
+        consumer: ConsumerChoice::Naive,
+        ..reconciling_under_swarm(Scenario::SidecarCut, "go-replaying", Dialect::V1_0, 0)
+    };
+    let result = run(&spec, &RunOptions::default()).unwrap();
+    let accepted = result
+        .violations
+        .iter()
+        .filter(|violation| violation.invariant == Invariant::OneOutcome)
+        .find_map(|violation| {
+            let (accepted, _) = violation
+                .detail
+                .strip_prefix("the job accepted the artifact ")?
+                .split_once(" but the runtime's task holds ")?;
+            Some(accepted.to_string())
+        });
+    let accepted = accepted.unwrap_or_else(|| panic!("{:#?}", result.violations));
+    assert_eq!(accepted.matches("chunk 1 of 10").count(), 2, "{accepted}");
+}
+
 /// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the
 /// reconciling consumer polls go-replaying's "#ask-twice" job (agent-2), answers the first
 /// question, and the poll misses the `working` between it and the second question. The

@@ -77,13 +77,21 @@ impl Host {
                 dropped: u64::try_from(dropped).unwrap_or(u64::MAX),
             }
             .emit(),
-            Effect::ArtifactChunk { task, chunk, last } => TraceEvent::Artifact {
-                runtime: runtime(),
-                task: task.into(),
-                chunk: u64::from(chunk),
+            Effect::ArtifactChunk {
+                task,
+                chunk,
                 last,
+                text,
+            } => {
+                self.truth.artifact_text(&task, text);
+                TraceEvent::Artifact {
+                    runtime: runtime(),
+                    task: task.into(),
+                    chunk: u64::from(chunk),
+                    last,
+                }
+                .emit();
             }
-            .emit(),
             Effect::Reaped {
                 task,
                 state,

@@ -1,7 +1,8 @@
-//! `one-outcome`: a job's accepted outcome is its task's real end, and no other job's, and
-//! the end the job asked for (a job that says to cancel when the task asks for input ends
-//! `canceled`, not answered; a job that does not say so does not end in a cancel); dated at
-//! the acceptance that broke it (the job's `outcome` trace line).
+//! `one-outcome`: a job's accepted outcome is its task's real end (a `completed` one with
+//! the artifact the task holds), and no other job's, and the end the job asked for (a job
+//! that says to cancel when the task asks for input ends `canceled`, not answered; a job
+//! that does not say so does not end in a cancel); dated at the acceptance that broke it
+//! (the job's `outcome` trace line).
 
 use super::evidence::{Evidence, JobRun};
 use super::verdict::{Violation, violation};
@@ -15,6 +16,10 @@ pub(super) fn one_outcome(
     report: &JobReport,
     found: &mut Vec<Violation>,
 ) {
+    let artifact = match &report.outcome {
+        Outcome::Completed { artifact, .. } => Some(artifact.as_str()),
+        _ => None,
+    };
     let expected = match &report.outcome {
         Outcome::Completed { task_id, .. } => Some((task_id, TaskState::Completed)),
         Outcome::Failed { task_id, .. } => Some((task_id, TaskState::Failed)),
@@ -65,6 +70,13 @@ pub(super) fn one_outcome(
                     ""
                 }
             )),
+            Some(record) if artifact.is_some_and(|artifact| artifact != record.artifact_text) => {
+                Some(format!(
+                    "the job accepted the artifact {} but the runtime's task holds {}",
+                    quoted(artifact.unwrap_or_default()),
+                    quoted(&record.artifact_text)
+                ))
+            }
             Some(_) if run.job.cancel_at_input_required && asked && state != TaskState::Canceled => {
                 Some(format!(
                     "the job says to cancel the task when it asks for input, but it accepted `{state}`: the question was answered"
@@ -90,4 +102,13 @@ pub(super) fn one_outcome(
             problem,
         ));
     }
+}
+
+/// `text` in quotes as JSON writes it (so a line break or a quote reads plainly), cut to
+/// its first 120 characters.
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 120;
+    let shown: String = text.chars().take(SHOWN).collect();
+    let cut = if shown.len() < text.len() { "..." } else { "" };
+    format!("{}{cut}", serde_json::Value::String(shown))
 }

@@ -50,6 +50,8 @@ fn record(id: &str, steps: &[(TaskState, u64)]) -> TaskTruth {
         transitions,
         fate: None,
         cancel_refused: false,
+        // What `completed` reports.
+        artifact_text: "done".to_string(),
     }
 }
 
@@ -721,6 +723,45 @@ fn one_outcome_is_the_end_the_job_asked_for() {
 }
 
 #[test]
+fn one_outcome_holds_a_completed_job_to_the_artifact_its_task_holds() {
+    let mut long = record("long", &[(Submitted, 10), (Working, 20), (Completed, 40)]);
+    long.artifact_text = "chunk 1 of 2chunk 2 of 2".to_string();
+    let truths = truth_of(vec![long]);
+    let judged = |artifact: &str| {
+        let outcome = Outcome::Completed {
+            task_id: "long".to_string(),
+            artifact: artifact.to_string(),
+        };
+        judge_plain(
+            &[job_run("j", Some(report("j", Vec::new(), outcome)))],
+            &truths,
+        )
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::OneOutcome)
+        .map(|v| v.detail)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(judged("chunk 1 of 2chunk 2 of 2"), Vec::<String>::new());
+    assert_eq!(
+        judged("chunk 2 of 2"),
+        [
+            "the job accepted the artifact \"chunk 2 of 2\" but the runtime's task holds \"chunk 1 of 2chunk 2 of 2\""
+        ]
+    );
+    // A long text is cut, a line break written as JSON writes it.
+    let long = format!("{}\nend", "x".repeat(200));
+    let detail = &judged(&long)[0];
+    assert!(
+        detail.starts_with(&format!(
+            "the job accepted the artifact \"{}\"...",
+            "x".repeat(120)
+        )),
+        "{detail}"
+    );
+    assert!(judged("line\nbreak")[0].contains(r#""line\nbreak""#));
+}
+
+#[test]
 fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
     let mut gone = record("gone", &[(Submitted, 10), (Completed, 20)]);
     gone.fate = Some(Fate::Lost { at: ms(30) });
@@ -1015,7 +1056,10 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
     // The consumer canceled the task that stalled, and gave up.
     let truths = truth_of(vec![record("stalled", &[(Submitted, 10), (Canceled, 400)])]);
     let stalled = view("stalled", &[Submitted, Canceled]);
-    let jobs = [job_run("j", Some(report("j", vec![stalled], gave_up.clone())))];
+    let jobs = [job_run(
+        "j",
+        Some(report("j", vec![stalled], gave_up.clone())),
+    )];
     let trace = empty_trace();
     let judged_on = |jobs: &[JobRun], truths: &BTreeMap<String, GroundTruth>, faults_end| {
         super::judge(&Evidence {

@@ -57,11 +57,12 @@ pub(crate) enum Effect {
     Queued { task: String },
     /// Queued follow-ups were dropped (the task ended, or will not take them).
     QueueDropped { task: String, dropped: usize },
-    /// An artifact chunk was produced.
+    /// An artifact chunk was produced; `text` is the text of the task's artifacts with it.
     ArtifactChunk {
         task: String,
         chunk: u32,
         last: bool,
+        text: String,
     },
     /// A task left the store; `state` is the state it left in (a live one was reaped, which
     /// ground truth records). Its streams and waiting sends go with it.

@@ -145,6 +145,7 @@ impl Core {
                 }],
                 fate: None,
                 cancel_refused: false,
+                artifact_text: String::new(),
             },
         });
         let created_before = self.created;

@@ -6,8 +6,8 @@ use crate::personality::Reaping;
 use crate::step::TurnStep;
 use crate::store::shaping;
 use meshsim_protocol::{
-    Artifact, Message, Part, Role, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState,
-    TaskStatus,
+    Artifact, Message, Part, PartContent, Role, StreamEvent, Task, TaskArtifactUpdateEvent,
+    TaskState, TaskStatus,
 };
 use std::time::Duration;
 
@@ -167,10 +167,21 @@ impl Core {
             last_chunk: Some(last),
             metadata: None,
         });
+        let text = entry
+            .task
+            .artifacts
+            .iter()
+            .flat_map(|artifact| &artifact.parts)
+            .filter_map(|part| match &part.content {
+                PartContent::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
         self.effect(Effect::ArtifactChunk {
             task: id.to_string(),
             chunk,
             last,
+            text,
         });
         self.emit(id, event, None);
     }

@@ -35,6 +35,7 @@ fn record(transitions: &[(u64, TaskState)], fate: Option<Fate>) -> (String, Task
             transitions,
             fate,
             cancel_refused: false,
+            artifact_text: String::new(),
         },
     )
 }
