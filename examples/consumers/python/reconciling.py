@@ -10,6 +10,8 @@ It does not take the Agent Card's word for the task's lifecycle:
   will not go on with it (a follow-up refused with -32001 or answered with another task),
   it cancels the task, which says which it was, and starts the job again without streams
   for that agent, since its tasks may not outlive them;
+- it takes a completed task's artifacts from `GetTask`, not from stream chunks that may
+  have been cut short or replayed;
 - it owns the deadlines for `submitted` and `working`, on a stream too: past one it cancels
   the task and starts again;
 - it gives up cleanly where the agent leaves it no way on: when the agent will not cancel a
@@ -57,6 +59,8 @@ class Tracked:
         self.state = None
         self.since = time.monotonic()
         self.artifacts: dict[str, str] = {}
+        # Whether the artifacts are the whole task's, as GetTask answered it.
+        self.artifacts_whole = False
         self.status_text = ''
 
     @staticmethod
@@ -123,8 +127,14 @@ class Reconciling:
             task.context_id = update.context_id or task.context_id
             status = update.status
         elif event.HasField('artifact_update'):
-            artifact = event.artifact_update.artifact
-            task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
+            update = event.artifact_update
+            artifact = update.artifact
+            text = text_of(artifact.parts)
+            if update.append and artifact.artifact_id in task.artifacts:
+                task.artifacts[artifact.artifact_id] += text
+            else:
+                task.artifacts[artifact.artifact_id] = text
+            task.artifacts_whole = False
             return False
         else:
             return False
@@ -187,6 +197,7 @@ class Reconciling:
             return
         for artifact in snapshot.artifacts:
             task.artifacts[artifact.artifact_id] = text_of(artifact.parts)
+        task.artifacts_whole = True
         if snapshot.status.HasField('message'):
             task.status_text = text_of(snapshot.status.message.parts)
         self.apply(task, snapshot.status.state, self.connections, 0, 'result')
@@ -259,6 +270,11 @@ class Reconciling:
             # answered once, however often the agent reports it.
             answered_since = None
             while True:
+                if task.state == TaskState.TASK_STATE_COMPLETED and not task.artifacts_whole:
+                    # A stream's chunks may have been cut short or replayed: the artifacts
+                    # are taken as GetTask answers them (once; a failed get keeps them).
+                    await self.confirm(task)
+                    task.artifacts_whole = True
                 if outcome_of(self.report, task.task_id, task.state,
                               ''.join(task.artifacts.values()), task.status_text):
                     return True
