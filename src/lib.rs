@@ -36,7 +36,8 @@
 //!
 //! A consumer runs a [`Job`](prelude::Job) against a peer and reports, through a
 //! [`Report`](prelude::Report), the states it applied to which task and the one outcome it
-//! accepted. This one polls the task it starts and answers its question:
+//! accepted. A task whose id its connections received is its own to finish or cancel, named
+//! in its report or not. This one polls the task it starts and answers its question:
 //!
 //! ```
 //! use a2a_meshsim::prelude::*;

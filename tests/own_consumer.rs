@@ -255,3 +255,48 @@ fn a_users_logs_are_printed_and_leave_the_trace_hash_alone() {
         "the user's log lines were not printed:\n{stderr}"
     );
 }
+
+/// A consumer that starts its job's task and gives up without a word about it: it was sent
+/// the task's id, so the task it leaves live is its orphan though its report names no task.
+struct Forgetful {
+    connector: SimConnector,
+    ids: IdSource,
+}
+
+impl Consumer for Forgetful {
+    fn name(&self) -> &str {
+        "forgetful"
+    }
+
+    fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
+        Box::pin(async move {
+            let report = Report::new(&job, self.name());
+            let started = async {
+                let client =
+                    A2aClient::discover(self.connector.clone(), &job.peer, sim_client()).await?;
+                let request = client.new_task_message(&self.ids, &job.request);
+                client.send_message(request).await
+            };
+            let reason = match started.await {
+                Ok(_) => "lost track of the task".to_string(),
+                Err(error) => error.to_string(),
+            };
+            report.finish(Outcome::GaveUp { reason })
+        })
+    }
+}
+
+#[test]
+fn a_task_a_users_consumer_was_told_of_and_left_out_of_its_report_is_its_orphan() {
+    let forgetful = ConsumerChoice::custom("forgetful", |connector, seed| Forgetful {
+        connector,
+        ids: IdSource::new(seed),
+    });
+    let outcome = one_incident_run(forgetful, "python-correct");
+    let report = outcome.report();
+    assert!(
+        report.contains("no-orphaned-task")
+            && report.contains("(the consumer was sent its id and its report never names it)"),
+        "{report}"
+    );
+}

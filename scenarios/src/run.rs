@@ -1,7 +1,7 @@
 //! One run: a (seed, scenario, runtime, consumer, dialect, faults) put through the harness
 //! and judged by the oracle.
 
-use crate::oracle::{self, Deliveries, Evidence, JobRun, PeerFault, Violation};
+use crate::oracle::{self, Deliveries, Delivery, Evidence, JobRun, PeerFault, Violation};
 use crate::real_profile::real_profile;
 use crate::run_spec::{Faults, RunSpec};
 use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST};
@@ -10,12 +10,12 @@ use meshsim_consumer::{Job, JobReport};
 use meshsim_runtimes::{Behaviour, GroundTruth, Knobs, Runtime, TaskTruth};
 use meshsim_sim::seed_names;
 use meshsim_sim::{
-    FaultKind, FaultPlan, NodeOutcome, RunConfig, RunError, Runner, SimListener, Swarm, SwarmSpace,
-    Trace, TurmoilConnector, epoch, serve, sim_clock,
+    FaultKind, FaultPlan, NodeOutcome, Receipts, RunConfig, RunError, Runner, SimListener, Swarm,
+    SwarmSpace, Trace, TurmoilConnector, epoch, receiving_for, serve, sim_clock,
 };
 use serde::Serialize;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -117,10 +117,24 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
     let consumer = spec.consumer.clone();
     let consumer_seed = spec.seed.derive("consumer").value();
     let to_run: Vec<Job> = jobs.iter().map(|(job, _)| job.clone()).collect();
+    // What a user's consumer is sent, per job, so that a task it was told of and left out of
+    // its report is still its own. The built-in consumers report every task they learn of,
+    // and keep their runs free of the cost.
+    let receipts = spec.consumer.builtin_name().is_none().then(Receipts::new);
+    let kept = receipts.clone();
     runner.client(CONSUMER_HOST, async move {
         let connector = TurmoilConnector::new(Duration::from_secs(1));
+        let connector = match kept {
+            Some(receipts) => connector.with_receipts(receipts),
+            None => connector,
+        };
         let consumer = consumer.build(connector, consumer_seed);
-        let done = join_all(to_run.into_iter().map(|job| consumer.run(job))).await;
+        let done = join_all(to_run.into_iter().map(|job| {
+            let name = job.name.clone();
+            let consumer = &consumer;
+            async move { receiving_for(&name, consumer.run(job)).await }
+        }))
+        .await;
         *slot.borrow_mut() = Some(done);
         Ok(())
     });
@@ -167,7 +181,9 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
                 .healed_at_ms
                 .map_or(config.chaos, Duration::from_millis)
         },
-        deliveries: &Deliveries::new(),
+        deliveries: &receipts
+            .map(|receipts| deliveries(&receipts, &truths))
+            .unwrap_or_default(),
         trace: &run.trace,
         epoch: epoch()
             .duration_since(std::time::UNIX_EPOCH)
@@ -329,4 +345,26 @@ fn behaviour_of(spec: &RunSpec, index: usize) -> Arc<dyn Behaviour> {
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Which job was first sent each task's id, from what the consumer's connections received.
+fn deliveries(receipts: &Receipts, truths: &BTreeMap<String, GroundTruth>) -> Deliveries {
+    let ids: Vec<(&String, BTreeSet<String>)> = truths
+        .iter()
+        .map(|(host, truth)| (host, truth.task_ids().into_iter().collect()))
+        .collect();
+    let mut deliveries = Deliveries::new();
+    for (job, text) in receipts.received() {
+        for (host, known) in &ids {
+            if known.contains(&text) {
+                deliveries
+                    .entry(((*host).clone(), text.clone()))
+                    .or_insert_with(|| Delivery {
+                        job: job.clone(),
+                        call: None,
+                    });
+            }
+        }
+    }
+    deliveries
 }

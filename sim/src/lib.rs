@@ -47,5 +47,6 @@ pub use sim_time::SimTime;
 pub use swarm::{FaultKind, KindRate, Swarm, SwarmSpace};
 pub use trace::{Installed, Recorder, SIM_HOST, Trace, TraceHash};
 pub use transport::{
-    ConnectError, ServeOptions, SimListener, TimeoutIo, TurmoilConnector, serve, serve_with,
+    ConnectError, JsonStrings, Receipts, ServeOptions, SimListener, TimeoutIo, TurmoilConnector,
+    receiving_for, serve, serve_with,
 };

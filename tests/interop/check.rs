@@ -469,7 +469,7 @@ fn a_task_a_program_was_told_of_and_left_out_of_its_report_is_its_orphan() {
         let detail = orphans[0]["detail"].as_str().unwrap();
         assert!(
             detail.starts_with("task is still `input-required` on agent")
-                && detail.contains("the program was sent its id in the answer to call")
+                && detail.contains("the consumer was sent its id in the answer to call")
                 && detail.ends_with("and its report never names it)"),
             "{detail}"
         );

@@ -22,7 +22,8 @@ pub struct JobRun {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
     pub job: String,
-    /// The host's number for the call whose answer carried the id first.
+    /// The host's number for the call whose answer carried the id first (a check run's;
+    /// the simulation does not number them).
     pub call: Option<u32>,
 }
 
@@ -48,10 +49,10 @@ pub struct Evidence<'a> {
     /// When the run's faults were over (the heal at the chaos phase's end), zero for a run
     /// without faults: before it the peer may have been unreachable or restarting.
     pub faults_end: Duration,
-    /// Which job each task's id reached first, from what `meshsim check`'s proxies relayed
-    /// to the programs, so that a task a program was told of and left out of its report is
-    /// still its own. Empty in a simulated run, where nothing watches what the consumer
-    /// receives: there only the tasks a report names are a job's.
+    /// Which job each task's id reached first, so that a task a consumer was told of and
+    /// left out of its report is still its own: from what `meshsim check`'s proxies relayed
+    /// to the programs, or what a user's consumer's simulated connections received. Empty
+    /// for the built-in consumers, which report every task they learn of.
     pub deliveries: &'a Deliveries,
     /// The run's trace: when the consumer applied what (where it traced it).
     pub trace: &'a Trace,

@@ -1,8 +1,8 @@
-//! `no-orphaned-task`: no task a consumer knew of (its report names it, or in a check run
-//! the program was sent its id) is left live on its runtime; a cancel the peer refused is
-//! the peer's fault, when ground truth says the peer did refuse one (a reported refusal the
-//! runtime never made excuses nothing). Dated at the end of the job that left it (its
-//! traced outcome).
+//! `no-orphaned-task`: no task a consumer knew of (its report names it, or it was sent its
+//! id: a check run's program, or a user's consumer in the simulation) is left live on its
+//! runtime; a cancel the peer refused is the peer's fault, when ground truth says the peer
+//! did refuse one (a reported refusal the runtime never made excuses nothing). Dated at the
+//! end of the job that left it (its traced outcome).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
@@ -88,7 +88,7 @@ pub(super) fn no_orphaned_task(
                         record.state
                     ),
                     Some(delivery) => format!(
-                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it (the program was sent its id{} and its report never names it)",
+                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it (the consumer was sent its id{} and its report never names it)",
                         record.state,
                         delivery
                             .call

@@ -637,7 +637,7 @@ fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_na
     assert_eq!(found[0].task.as_deref(), Some("forgotten"));
     assert_eq!(
         found[0].detail,
-        "task is still `input-required` on agent after the job ended; nobody will finish or cancel it (the program was sent its id in the answer to call 2 and its report never names it)"
+        "task is still `input-required` on agent after the job ended; nobody will finish or cancel it (the consumer was sent its id in the answer to call 2 and its report never names it)"
     );
     assert_eq!(
         orphans(&sent(HOST, "done", "b")),

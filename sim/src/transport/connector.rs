@@ -14,7 +14,7 @@ use hyper_util::client::legacy::connect::{Connected, Connection};
 use tower::Service;
 use turmoil::net::TcpStream;
 
-use super::TimeoutIo;
+use super::{Receipts, TimeoutIo};
 use meshsim_protocol::digits::push_decimal;
 use meshsim_trace::{ConnectOutcome, ErrorKind, TraceEvent};
 
@@ -24,6 +24,7 @@ pub struct TurmoilConnector {
     connect_timeout: Duration,
     read_idle: Option<Duration>,
     write_stall: Option<Duration>,
+    receipts: Option<Receipts>,
 }
 
 /// Why a connection could not be made.
@@ -51,7 +52,15 @@ impl TurmoilConnector {
             connect_timeout,
             read_idle: None,
             write_stall: None,
+            receipts: None,
         }
+    }
+
+    /// Connections opened inside a [`receiving_for`](super::receiving_for) job keep the
+    /// JSON strings they receive in `receipts`, under the job's name.
+    pub fn with_receipts(mut self, receipts: Receipts) -> Self {
+        self.receipts = Some(receipts);
+        self
     }
 
     /// Connections fail a read that waits longer than `idle` for data.
@@ -90,9 +99,11 @@ impl TurmoilConnector {
                     outcome: ConnectOutcome::Ok,
                 }
                 .emit();
+                let receipt = self.receipts.as_ref().and_then(Receipts::for_connection);
                 Ok(TimeoutIo::new(stream)
                     .with_read_idle(self.read_idle)
-                    .with_write_stall(self.write_stall))
+                    .with_write_stall(self.write_stall)
+                    .with_receipt(receipt))
             }
             Ok(Err(source)) => {
                 TraceEvent::Connect {

@@ -6,13 +6,17 @@
 
 mod connector;
 mod hyper_timer;
+mod json_strings;
 mod listener;
 mod observed_body;
+mod receipts;
 mod serve;
 mod timeout_io;
 
 pub use connector::{ConnectError, TurmoilConnector};
 pub use hyper_timer::HyperTimer;
+pub use json_strings::JsonStrings;
 pub use listener::SimListener;
+pub use receipts::{Receipts, receiving_for};
 pub use serve::{ServeOptions, serve, serve_with};
 pub use timeout_io::TimeoutIo;

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use super::receipts::Receipt;
 use meshsim_time::{Sleep, sleep};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -19,6 +20,8 @@ pub struct TimeoutIo<S> {
     write_stall: Option<Duration>,
     read_timer: Option<Pin<Box<Sleep>>>,
     write_timer: Option<Pin<Box<Sleep>>>,
+    /// Where what is read is kept for its job, if anywhere.
+    receipt: Option<Receipt>,
 }
 
 impl<S> TimeoutIo<S> {
@@ -30,7 +33,14 @@ impl<S> TimeoutIo<S> {
             write_stall: None,
             read_timer: None,
             write_timer: None,
+            receipt: None,
         }
+    }
+
+    /// Keep what is read in `receipt`.
+    pub(super) fn with_receipt(mut self, receipt: Option<Receipt>) -> Self {
+        self.receipt = receipt;
+        self
     }
 
     /// Fail a read that has had no data for `idle`.
@@ -74,9 +84,13 @@ impl<S: AsyncRead + Unpin> AsyncRead for TimeoutIo<S> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        let before = buf.filled().len();
         match Pin::new(&mut this.inner).poll_read(cx, buf) {
             Poll::Ready(result) => {
                 this.read_timer = None;
+                if let Some(receipt) = &mut this.receipt {
+                    receipt.received(&buf.filled()[before..]);
+                }
                 Poll::Ready(result)
             }
             Poll::Pending => match expired(&mut this.read_timer, this.read_idle, cx) {

@@ -11,7 +11,6 @@
 mod agent;
 mod exchange_log;
 mod stream_relay;
-mod task_ids;
 
 pub use agent::Agent;
 pub use exchange_log::{Announce, Exchange, ProxyLog};
@@ -24,11 +23,11 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use http::Method;
 use http::header::CONTENT_TYPE;
+use meshsim_sim::JsonStrings;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 use stream_relay::{RelayState, StreamRelay};
-use task_ids::JsonStrings;
 use tower::ServiceExt;
 
 impl Agent {

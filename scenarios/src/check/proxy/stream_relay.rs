@@ -4,10 +4,10 @@
 use super::super::faults::Trigger;
 use super::agent::Agent;
 use super::exchange_log::Exchange;
-use super::task_ids::JsonStrings;
 use crate::lock::lock;
 use axum::body::Bytes;
 use futures_util::StreamExt;
+use meshsim_sim::JsonStrings;
 use std::io;
 use std::sync::Arc;
 use tokio::sync::watch;

@@ -1,6 +1,6 @@
-//! Finding the task ids in what the proxy relays: the JSON strings of an answer or of a
-//! stream's events, read as they pass (a string may be split between two chunks) and
-//! matched against the ids of the tasks the agent's host has.
+//! The JSON strings of what passes on a connection, read as it passes (a string may be
+//! split between two chunks): what an oracle matches against the ids of the tasks a runtime
+//! has, to know which consumer was told of which task.
 
 /// Longer strings are no task id and are not kept.
 const LONGEST_ID: usize = 256;
@@ -9,7 +9,7 @@ const LONGEST_ID: usize = 256;
 /// string (JSON text has none inside strings), so an event stream's comments and field
 /// names cannot leave it reading the rest as one string.
 #[derive(Debug, Default)]
-pub(super) struct JsonStrings {
+pub struct JsonStrings {
     in_string: bool,
     escaped: bool,
     current: Vec<u8>,
@@ -18,7 +18,7 @@ pub(super) struct JsonStrings {
 impl JsonStrings {
     /// Reads `bytes` and adds each string that ends in them to `found` (as written: an
     /// escaped string is kept with its escapes, and matches no id).
-    pub(super) fn feed(&mut self, bytes: &[u8], found: &mut Vec<String>) {
+    pub fn feed(&mut self, bytes: &[u8], found: &mut Vec<String>) {
         for &byte in bytes {
             if byte == b'\n' || byte == b'\r' {
                 self.in_string = false;
