@@ -52,7 +52,7 @@ pub struct Evidence<'a> {
     /// Which job each task's id reached first, so that a task a consumer was told of and
     /// left out of its report is still its own: from what `meshsim check`'s proxies relayed
     /// to the programs, or what a user's consumer's simulated connections received. Empty
-    /// for the built-in consumers, which report every task they learn of.
+    /// for the built-in consumers, which are judged by their reports.
     pub deliveries: &'a Deliveries,
     /// The run's trace: when the consumer applied what (where it traced it).
     pub trace: &'a Trace,
