@@ -56,7 +56,10 @@ fn decode_id(root: &Obj<'_>) -> Result<RequestId, DecodeError> {
         None => Ok(RequestId::Null),
         Some(Json::String(text)) => Ok(RequestId::String(text.to_string())),
         Some(value @ Json::Number(number)) => {
-            number.as_i64().map(RequestId::Number).ok_or_else(|| {
+            let whole = number
+                .as_i64()
+                .or_else(|| number.as_f64().and_then(whole_number));
+            whole.map(RequestId::Number).ok_or_else(|| {
                 let problem = if number.is_f64() {
                     format!("expected an integer id, found {value}")
                 } else {
@@ -73,6 +76,13 @@ fn decode_id(root: &Obj<'_>) -> Result<RequestId, DecodeError> {
             ),
         )),
     }
+}
+
+/// An integer written with a fraction or an exponent (`1e3`, `7.0`), as JSON allows: the
+/// id it names, where a double holds it exactly (up to 2^53 either way).
+fn whole_number(value: f64) -> Option<i64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    (value.fract() == 0.0 && value.abs() <= EXACT).then_some(value as i64)
 }
 
 fn decode_error(error: &Obj<'_>) -> Result<RpcError, DecodeError> {

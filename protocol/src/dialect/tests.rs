@@ -627,4 +627,23 @@ fn an_id_beyond_64_bits_is_named_out_of_range_and_a_fraction_not_an_integer() {
     assert!(huge.contains("out of range"), "{huge}");
     let fraction = with_id("1.5");
     assert!(fraction.contains("expected an integer id"), "{fraction}");
+    let beyond_a_double = with_id("1e300");
+    assert!(
+        beyond_a_double.contains("expected an integer id"),
+        "{beyond_a_double}"
+    );
+}
+
+#[test]
+fn an_integer_id_written_with_an_exponent_or_a_zero_fraction_is_that_integer() {
+    let codec = Dialect::V1_0.codec();
+    for (written, id) in [("1e3", 1000), ("7.0", 7), ("-2E1", -20)] {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":{written},"method":"GetTask","params":{{"id":"t"}}}}"#
+        );
+        let request = codec
+            .decode_request(&serde_json::from_str(&text).unwrap())
+            .unwrap();
+        assert_eq!(request.id, RequestId::Number(id), "{written}");
+    }
 }
