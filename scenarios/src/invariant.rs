@@ -67,7 +67,7 @@ impl Invariant {
                 "at the end the consumer's view of each task equals the runtime's ground truth"
             }
             Invariant::NoOrphanedTask => {
-                "no remote task is left running that the consumer abandoned"
+                "no remote task the consumer knew of (it reported the task, or was sent its id) is left running"
             }
             Invariant::OneOutcome => {
                 "each job has exactly one accepted outcome, the end its job asks for, and the runtime agrees with it (a completed one with the artifact the task holds)"
