@@ -150,6 +150,13 @@ impl JobRecorder {
         });
     }
 
+    /// A task the peer named that the job must finish or cancel (one it started in place of
+    /// a follow-up): in the report from now on, so that a job its deadline cuts short still
+    /// cancels it.
+    pub fn noticed(&mut self, task_id: &str) {
+        self.view(task_id);
+    }
+
     /// The tasks touched that are neither settled (terminal) nor abandoned.
     pub fn unsettled_tasks(&self) -> Vec<String> {
         self.tasks

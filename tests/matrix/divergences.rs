@@ -6,8 +6,8 @@ use meshsim_consumer::{AnomalyKind, JobReport, TaskView, ledger::StateVerdict};
 use meshsim_protocol::{Dialect, TaskState};
 use meshsim_runtimes::Origin;
 use meshsim_scenarios::{
-    ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunResult, RunSpec, RuntimeChoice,
-    Scenario, Verdict, run,
+    BuiltinConsumer, ConsumerChoice, DEFAULT_TICK, Faults, Invariant, RunOptions, RunResult,
+    RunSpec, RuntimeChoice, Scenario, Verdict, run,
 };
 use meshsim_sim::Seed;
 use meshsim_trace::TraceLine;
@@ -210,6 +210,61 @@ fn the_naive_consumer_accepts_a_replayed_artifact_twice() {
         });
     let accepted = accepted.unwrap_or_else(|| panic!("{:#?}", result.violations));
     assert_eq!(accepted.matches("chunk 1 of 10").count(), 2, "{accepted}");
+}
+
+/// The reconciling consumer as a user's consumer, whose connections' receipts the oracle
+/// reads: a task whose id it was sent is its own, reported or not.
+fn reconciling_as_a_users(scenario: Scenario, dialect: Dialect, seed: u64) -> RunSpec {
+    let mine = ConsumerChoice::custom("mine", |connector, seed| {
+        meshsim_scenarios::builtin_over(BuiltinConsumer::Reconciling, connector, seed)
+    });
+    RunSpec {
+        runtime: RuntimeChoice::swarm().for_seed(Seed::new(seed)),
+        consumer: mine,
+        ..reconciling_under_swarm(scenario, "python-correct", dialect, seed)
+    }
+}
+
+/// Found by reading the reconciling consumer's receipts (2 of the swarm's 21,000 runs over
+/// seeds 0..1000): against a peer that stalls every task, it re-dispatched 28 ms before the
+/// job's deadline; the send's answer came as the deadline dropped it, and the task it had
+/// started was left in `submitted`. It now starts no task with less than 250 ms left.
+#[test]
+fn reconciling_consumer_starts_no_task_it_has_no_time_to_follow() {
+    for dialect in [Dialect::V0_3, Dialect::V1_0] {
+        let result = assert_holds(&reconciling_as_a_users(Scenario::SidecarCut, dialect, 739));
+        let outcome = &result.reports[0].outcome;
+        assert!(
+            matches!(outcome, meshsim_consumer::Outcome::GaveUp { reason } if reason.contains("too little to start a task")),
+            "{outcome:?}"
+        );
+    }
+}
+
+/// Found the same way (2 of 63,000 runs over seeds 10000..13000): a follow-up 8 ms before
+/// the job's deadline was answered by a new task (a peer whose follow-ups start new
+/// tasks); the consumer named it in an anomaly, and the deadline dropped the job before
+/// it canceled it. The task it is told of is now in its report at once, and the job's
+/// deadline cancels it with the rest.
+#[test]
+fn reconciling_consumer_cancels_a_task_started_in_place_of_its_follow_up_at_the_deadline() {
+    let result = assert_holds(&reconciling_as_a_users(
+        Scenario::OriginIncident,
+        Dialect::V1_0,
+        11502,
+    ));
+    let stray = result.reports[0]
+        .anomalies
+        .iter()
+        .find(|anomaly| anomaly.kind == AnomalyKind::NewTaskOnFollowup)
+        .expect("the peer started a task in place of the follow-up");
+    let started = stray
+        .detail
+        .trim_start_matches("the peer answered about task ");
+    let view = result.reports[0]
+        .task(started)
+        .expect("the stray is reported");
+    assert!(view.abandoned.is_some(), "{view:?}");
 }
 
 /// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the

@@ -43,7 +43,12 @@ use crate::report::{CancelResult, JobReport, Outcome};
 use crate::session::Session;
 use peer_clock::PeerClock;
 use run::{DispatchEnd, Run};
+use std::time::Duration;
 use tokio::time::Instant;
+
+/// The least of a job's time a new task is started with: a send answered at the network's
+/// slowest, and a cancel after it, take about this long.
+const LAST_DISPATCH_MARGIN: Duration = Duration::from_millis(250);
 
 /// The consumer that negotiates the lifecycle per peer instead of trusting the Card.
 pub struct ReconcilingConsumer<C> {
@@ -90,13 +95,14 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
         Box::pin(async move {
             let mut recorder = JobRecorder::new(&job.name, self.name(), &job.peer);
             let mut key = None;
+            let ends = Instant::now() + job.deadlines.job; // wall-clock-ok: tokio's clock, simulated under turmoil
             // Boxed: the job's future holds every call's state (18 KB), and moving it into
             // the timeout and awaiting it copied it whole each time (1.7% of a run). It is
             // written into room allocated first, which lets it be made there in place:
             // `Box::pin` made it on the stack and copied all of it into the box.
             let run = Box::into_pin(Box::write(
                 Box::new_uninit(),
-                self.run_job(&job, &mut recorder, &mut key),
+                self.run_job(&job, ends, &mut recorder, &mut key),
             ));
             let outcome = match meshsim_time::timeout(job.deadlines.job, run).await {
                 Ok(outcome) => outcome,
@@ -142,6 +148,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
     async fn run_job(
         &self,
         job: &Job,
+        ends: Instant,
         recorder: &mut JobRecorder,
         key_out: &mut Option<ProfileKey>,
     ) -> Outcome {
@@ -175,7 +182,7 @@ impl<C: Connector> ReconcilingConsumer<C> {
         };
         // A task abandoned while the peer was unreachable may still be live: its cancel is
         // asked again before every further dispatch and, patiently, before the job ends.
-        let outcome = self.dispatch_until_done(&mut run).await;
+        let outcome = self.dispatch_until_done(&mut run, ends).await;
         run.session.cancel_owed_patiently().await;
         outcome
     }
@@ -198,10 +205,22 @@ impl<C: Connector> ReconcilingConsumer<C> {
     /// longer than the pause has already spaced the dispatches, and pausing again would
     /// only eat the job's time (a timer reaping each stalled task just before its submitted
     /// deadline, with a pause after each, left too little time for the task that works).
-    async fn dispatch_until_done(&self, run: &mut Run<'_, C>) -> Outcome {
+    ///
+    /// No task is started with less than [`LAST_DISPATCH_MARGIN`] of the job's time (`ends`)
+    /// left: its send's answer would come as the job ends, and the task, never followed or
+    /// canceled, would be left running.
+    async fn dispatch_until_done(&self, run: &mut Run<'_, C>, ends: Instant) -> Outcome {
         let (mut given_up, mut lost, mut failed) = (0, 0, 0);
         loop {
             run.session.cancel_owed_once().await;
+            let left = ends.saturating_duration_since(Instant::now()); // wall-clock-ok: tokio's clock, simulated under turmoil
+            if left < LAST_DISPATCH_MARGIN {
+                let reason = format!(
+                    "{} ms of the job's time left: too little to start a task and follow it",
+                    left.as_millis()
+                );
+                return Outcome::GaveUp { reason };
+            }
             // A peer that loses tasks may be restarting: give it time. One that let a task
             // sit past its deadline answered all along, and the deadline was the wait.
             let dispatched = Instant::now();

@@ -293,6 +293,7 @@ impl<C: Connector> Run<'_, C> {
         match report.end {
             ReadEnd::Deadline(state, limit) => Some(self.deadline(&id, state, limit).await),
             ReadEnd::ForeignTask(other) => {
+                self.session.recorder.noticed(&other);
                 self.session.recorder.anomaly(
                     &id,
                     AnomalyKind::NewTaskOnFollowup,
