@@ -20,6 +20,9 @@ pub struct JobRecorder {
     tasks: Vec<TaskView>,
     deadlines: Vec<DeadlineHit>,
     anomalies: Vec<Anomaly>,
+    /// The id the latest new task's send chose (v0.1, where the client chooses it): the
+    /// task may exist though no answer said so.
+    sending: Option<String>,
 }
 
 impl JobRecorder {
@@ -38,6 +41,7 @@ impl JobRecorder {
             tasks: Vec::new(),
             deadlines: Vec::new(),
             anomalies: Vec::new(),
+            sending: None,
         }
     }
 
@@ -155,6 +159,21 @@ impl JobRecorder {
     /// cancels it.
     pub fn noticed(&mut self, task_id: &str) {
         self.view(task_id);
+    }
+
+    /// The latest send that starts a task names `task_id`, the id the client chose (v0.1;
+    /// `None` where the peer chooses).
+    pub fn sending(&mut self, task_id: Option<&str>) {
+        self.sending = task_id.map(str::to_string);
+    }
+
+    /// The id the latest new task's send chose, unless the report already has the task:
+    /// the peer may have started it though no answer said so (the send still on its way,
+    /// or its answer lost).
+    pub fn sent_unanswered(&self) -> Option<String> {
+        self.sending
+            .clone()
+            .filter(|id| self.tasks.iter().all(|task| task.task_id != *id))
     }
 
     /// The tasks touched that are neither settled (terminal) nor abandoned.

@@ -267,6 +267,30 @@ fn reconciling_consumer_cancels_a_task_started_in_place_of_its_follow_up_at_the_
     assert!(view.abandoned.is_some(), "{view:?}");
 }
 
+/// Found the same way (2 of 63,000 runs over seeds 10000..13000, v0.1): the job's deadline
+/// struck while a send that names its own task id was on its way to a peer that stalls
+/// every task; the peer had started the task, and the consumer, which had chosen its id,
+/// left it live. The deadline's cleanup now cancels the task the latest send named.
+#[test]
+fn reconciling_consumer_cancels_the_v0_1_task_its_send_named_when_the_deadline_strikes() {
+    for seed in [12092, 12097] {
+        let result = assert_holds(&reconciling_as_a_users(
+            Scenario::CrashBounce,
+            Dialect::V0_1,
+            seed,
+        ));
+        let last = result.reports[0].tasks.last().expect("a task");
+        assert!(
+            last.applied.is_empty()
+                && last
+                    .abandoned
+                    .as_ref()
+                    .is_some_and(|abandoned| abandoned.reason == "job deadline passed"),
+            "seed {seed}: {last:?}"
+        );
+    }
+}
+
 /// Found by the swarm sweep (seed 606, 9 of 102,900 runs): after a re-dispatch the
 /// reconciling consumer polls go-replaying's "#ask-twice" job (agent-2), answers the first
 /// question, and the poll misses the `working` between it and the second question. The

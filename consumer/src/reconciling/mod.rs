@@ -121,11 +121,13 @@ impl<C: Connector> Consumer for ReconcilingConsumer<C> {
 
 impl<C: Connector> ReconcilingConsumer<C> {
     /// The job's deadline passed mid-task: cancel what it left running (and what it
-    /// abandoned while the peer was unreachable), within one more request timeout per
-    /// call, so that no abandoned task keeps working.
+    /// abandoned while the peer was unreachable, and a v0.1 task whose send was on its
+    /// way), within one more request timeout per call, so that no abandoned task keeps
+    /// working.
     async fn cancel_leftovers(&self, job: &Job, recorder: &mut JobRecorder) {
         let unsettled = recorder.unsettled_tasks().into_iter();
         let leftovers: Vec<(String, String)> = unsettled
+            .chain(recorder.sent_unanswered())
             .map(|task_id| (task_id, "job deadline passed".to_string()))
             .chain(recorder.cancels_owed())
             .collect();

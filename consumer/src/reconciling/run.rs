@@ -102,6 +102,7 @@ impl<C: Connector> Run<'_, C> {
         let message = self.session.new_task_message(&self.session.job.request);
         let context = message.context_id.clone();
         let mut task = message.task_id.clone().map(|id| Tracked::new(id, streamed));
+        self.session.recorder.sending(message.task_id.as_deref());
         let sent = Instant::now();
         let first = if streamed {
             match self.session.client.stream_message(message).await {
