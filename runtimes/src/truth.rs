@@ -149,14 +149,14 @@ impl GroundTruth {
         self.lock().records.clone()
     }
 
-    /// The id of every task record, in creation order (an id reused after a reap is there
-    /// twice): cheaper than [`tasks`](Self::tasks) for a caller that looks for ids in text.
-    pub fn task_ids(&self) -> Vec<String> {
-        self.lock()
-            .records
-            .iter()
-            .map(|task| task.id.clone())
-            .collect()
+    /// Whether a task with this id ever existed here (no record is copied).
+    pub fn knows(&self, id: &str) -> bool {
+        self.lock().latest.contains_key(id)
+    }
+
+    /// Whether no task was ever created here.
+    pub fn is_empty(&self) -> bool {
+        self.lock().records.is_empty()
     }
 
     /// The current state of the task with this id, if it ever existed.

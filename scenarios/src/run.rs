@@ -1,7 +1,7 @@
 //! One run: a (seed, scenario, runtime, consumer, dialect, faults) put through the harness
 //! and judged by the oracle.
 
-use crate::oracle::{self, Deliveries, Delivery, Evidence, JobRun, PeerFault, Violation};
+use crate::oracle::{self, Deliveries, Evidence, JobRun, PeerFault, Violation};
 use crate::real_profile::real_profile;
 use crate::run_spec::{Faults, RunSpec};
 use crate::scenario::{AGENT_PORT, CONSUMER_HOST, Layout, SIDECAR_HOST};
@@ -15,7 +15,7 @@ use meshsim_sim::{
 };
 use serde::Serialize;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -351,20 +351,11 @@ fn millis(duration: Duration) -> u64 {
 
 /// Which job was first sent each task's id, from what the consumer's connections received.
 fn deliveries(receipts: &Receipts, truths: &BTreeMap<String, GroundTruth>) -> Deliveries {
-    let ids: Vec<(&String, BTreeSet<String>)> = truths
-        .iter()
-        .map(|(host, truth)| (host, truth.task_ids().into_iter().collect()))
-        .collect();
     let mut deliveries = Deliveries::new();
     for (job, text) in receipts.received() {
-        for (host, known) in &ids {
-            if known.contains(&text) {
-                deliveries
-                    .entry(((*host).clone(), text.clone()))
-                    .or_insert_with(|| Delivery {
-                        job: job.clone(),
-                        call: None,
-                    });
+        for (host, truth) in truths {
+            if truth.knows(&text) {
+                oracle::delivered(&mut deliveries, host, text.clone(), &job, None);
             }
         }
     }

@@ -30,6 +30,23 @@ pub struct Delivery {
 /// The job each task's id was first sent to, by (host, task id).
 pub type Deliveries = BTreeMap<(String, String), Delivery>;
 
+/// `task`, a task of `host`, was sent to `job` (in the answer to `call`); only an id's
+/// first delivery is kept.
+pub(crate) fn delivered(
+    deliveries: &mut Deliveries,
+    host: &str,
+    task: String,
+    job: &str,
+    call: Option<u32>,
+) {
+    deliveries
+        .entry((host.to_string(), task))
+        .or_insert_with(|| Delivery {
+            job: job.to_string(),
+            call,
+        });
+}
+
 /// What the oracle is given after a run.
 pub struct Evidence<'a> {
     pub jobs: &'a [JobRun],

@@ -35,7 +35,7 @@ pub(super) fn liveness(
                         || evidence
                             .truths
                             .get(&run.host)
-                            .is_some_and(|truth| !truth.task_ids().is_empty());
+                            .is_some_and(|truth| !truth.is_empty());
                     if let Some(found) = found.as_ref().filter(|_| !reason.is_empty() && tried) {
                         peer_faults.push(PeerFault {
                             invariant: Invariant::Liveness,

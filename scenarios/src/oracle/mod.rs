@@ -20,6 +20,7 @@ mod profile_matches_runtime;
 mod verdict;
 mod view_matches_truth;
 
+pub(crate) use evidence::delivered;
 pub use evidence::{Deliveries, Delivery, Evidence, JobRun};
 pub use judge::{check, judge};
 pub use verdict::{Judgement, PeerFault, Violation};

@@ -6,7 +6,7 @@ use super::exchange_log::ProxyLog;
 use crate::lock::lock;
 use axum::Router;
 use meshsim_runtimes::Runtime;
-use std::collections::BTreeSet;
+use meshsim_sim::JsonStrings;
 use std::io;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
@@ -124,16 +124,15 @@ impl Agent {
         }
     }
 
-    /// Of `strings` (what went out to `job`'s program in the answer to `call`), the ids of
-    /// this host's tasks are logged as delivered to it.
-    pub(super) fn delivered(&self, strings: Vec<String>, job: &str, call: Option<u32>) {
-        if strings.is_empty() {
-            return;
-        }
-        let ids: BTreeSet<String> = self.runtime.truth().task_ids().into_iter().collect();
+    /// `bytes` went out to `job`'s program in the answer to `call`: the ids of this host's
+    /// tasks among the JSON strings `reader` finds in them are logged as delivered to it.
+    pub(super) fn relayed(&self, reader: &mut JsonStrings, bytes: &[u8], job: &str, call: u32) {
+        let mut strings = Vec::new();
+        reader.feed(bytes, &mut strings);
+        let truth = self.runtime.truth();
         for string in strings {
-            if ids.contains(&string) {
-                self.log.delivered(&self.host, string, job, call);
+            if truth.knows(&string) {
+                self.log.delivered(&self.host, string, job, Some(call));
             }
         }
     }

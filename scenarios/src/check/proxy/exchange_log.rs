@@ -3,7 +3,7 @@
 
 use super::super::faults::{Strike, Trigger};
 use crate::lock::lock;
-use crate::oracle::{Deliveries, Delivery};
+use crate::oracle::{self, Deliveries};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
@@ -79,12 +79,7 @@ impl ProxyLog {
     /// `task`'s id, a task of `host`, went out to `job`'s program in the answer to `call`;
     /// only its first delivery is kept.
     pub(super) fn delivered(&self, host: &str, task: String, job: &str, call: Option<u32>) {
-        lock(&self.deliveries)
-            .entry((host.to_string(), task))
-            .or_insert_with(|| Delivery {
-                job: job.to_string(),
-                call,
-            });
+        oracle::delivered(&mut lock(&self.deliveries), host, task, job, call);
     }
 
     /// The job each task's id was first relayed to (the oracle's `deliveries`).

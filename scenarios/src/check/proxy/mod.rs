@@ -118,9 +118,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
             agent.log.exchanged(exchange("runtime error", false));
             return cut_short(Body::empty());
         };
-        let mut strings = Vec::new();
-        JsonStrings::default().feed(&bytes, &mut strings);
-        agent.delivered(strings, &job, Some(call));
+        agent.relayed(&mut JsonStrings::default(), &bytes, &job, call);
         agent.log.exchanged(exchange("answered", false));
         return Response::from_parts(parts, Body::from(bytes));
     }

@@ -80,10 +80,9 @@ impl StreamRelay {
             }
             Some(Ok(bytes)) => {
                 let relayed = self.count(bytes);
-                let mut strings = Vec::new();
-                self.strings.feed(&relayed, &mut strings);
+                let job = &self.exchange.job;
                 self.agent
-                    .delivered(strings, &self.exchange.job, Some(self.call));
+                    .relayed(&mut self.strings, &relayed, job, self.call);
                 Some(Ok(relayed))
             }
         }
