@@ -300,3 +300,51 @@ fn a_task_a_users_consumer_was_told_of_and_left_out_of_its_report_is_its_orphan(
         "{report}"
     );
 }
+
+/// Like [`Forgetful`], but its task is started by a worker task it spawns, as an orchestrator
+/// with a background worker would: the connection is opened outside the job's own future.
+struct ForgetfulWorker {
+    connector: SimConnector,
+    ids: std::sync::Arc<IdSource>,
+}
+
+impl Consumer for ForgetfulWorker {
+    fn name(&self) -> &str {
+        "forgetful-worker"
+    }
+
+    fn run(&self, job: Job) -> BoxFuture<'_, JobReport> {
+        Box::pin(async move {
+            let report = Report::new(&job, self.name());
+            let connector = self.connector.clone();
+            let ids = std::sync::Arc::clone(&self.ids);
+            let (peer, text) = (job.peer.clone(), job.request.clone());
+            let worker = tokio::spawn(async move {
+                let client = A2aClient::discover(connector, &peer, sim_client()).await?;
+                let request = client.new_task_message(&ids, &text);
+                client.send_message(request).await.map(|_| ())
+            });
+            let reason = match worker.await {
+                Ok(Ok(())) => "lost track of the task".to_string(),
+                Ok(Err(error)) => error.to_string(),
+                Err(error) => error.to_string(),
+            };
+            report.finish(Outcome::GaveUp { reason })
+        })
+    }
+}
+
+#[test]
+fn a_task_a_users_worker_task_was_told_of_is_still_the_consumers_orphan() {
+    let forgetful = ConsumerChoice::custom("forgetful-worker", |connector, seed| ForgetfulWorker {
+        connector,
+        ids: std::sync::Arc::new(IdSource::new(seed)),
+    });
+    let outcome = one_incident_run(forgetful, "python-correct");
+    let report = outcome.report();
+    assert!(
+        report.contains("no-orphaned-task")
+            && report.contains("(the consumer was sent its id on a connection none of its jobs opened in its own task"),
+        "{report}"
+    );
+}

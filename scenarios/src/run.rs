@@ -355,7 +355,7 @@ fn deliveries(receipts: &Receipts, truths: &BTreeMap<String, GroundTruth>) -> De
     for (job, text) in receipts.received() {
         for (host, truth) in truths {
             if truth.knows(&text) {
-                oracle::delivered(&mut deliveries, host, text.clone(), &job, None);
+                oracle::delivered(&mut deliveries, host, text.clone(), job.as_deref(), None);
             }
         }
     }

@@ -21,7 +21,10 @@ pub struct JobRun {
 /// A task id some job's consumer was sent: which job, and on which call to the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
-    pub job: String,
+    /// The job whose connection received it; `None` for a connection the consumer opened
+    /// outside every job's own future (a task it spawned: the simulation cannot tell for
+    /// which job).
+    pub job: Option<String>,
     /// The host's number for the call whose answer carried the id first (a check run's;
     /// the simulation does not number them).
     pub call: Option<u32>,
@@ -36,13 +39,13 @@ pub(crate) fn delivered(
     deliveries: &mut Deliveries,
     host: &str,
     task: String,
-    job: &str,
+    job: Option<&str>,
     call: Option<u32>,
 ) {
     deliveries
         .entry((host.to_string(), task))
         .or_insert_with(|| Delivery {
-            job: job.to_string(),
+            job: job.map(str::to_string),
             call,
         });
 }

@@ -1,6 +1,7 @@
 //! `no-orphaned-task`: no task a consumer knew of (its report names it, or it was sent its
-//! id: a check run's program, or a user's consumer in the simulation) is left live on its
-//! runtime; a cancel the peer refused is the peer's fault, when ground truth says the peer
+//! id: a check run's program, or a user's consumer in the simulation, where an id that
+//! reached a connection no job opened itself is charged to the first job on the task's
+//! host) is left live on its runtime; a cancel the peer refused is the peer's fault, when ground truth says the peer
 //! did refuse one (a reported refusal the runtime never made excuses nothing). Dated at the
 //! end of the job that left it (its traced outcome).
 
@@ -27,15 +28,17 @@ pub(super) fn no_orphaned_task(
                         .is_some_and(|report| report.task(&record.id).is_some())
             });
             // A program that was sent the task's id and left it out of its report knew of
-            // it all the same (a check run's proxies saw the id go to it).
+            // it all the same (a check run's proxies saw the id go to it). An id a consumer
+            // received on a connection of none of its jobs (one a task it spawned opened)
+            // is its all the same; the first job on the task's host answers for it.
             let delivered = || {
                 let delivery = evidence
                     .deliveries
                     .get(&(host.clone(), record.id.clone()))?;
-                let run = evidence
-                    .jobs
-                    .iter()
-                    .find(|run| run.host == *host && run.job.name == delivery.job)?;
+                let run = evidence.jobs.iter().find(|run| {
+                    run.host == *host
+                        && delivery.job.as_ref().is_none_or(|job| run.job.name == *job)
+                })?;
                 Some((run, delivery))
             };
             // A task no job ever learned of (its creating response was lost to a fault)
@@ -88,12 +91,13 @@ pub(super) fn no_orphaned_task(
                         record.state
                     ),
                     Some(delivery) => format!(
-                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it (the consumer was sent its id{} and its report never names it)",
+                        "task is still `{}` on {host} after the job ended; nobody will finish or cancel it (the consumer was sent its id{})",
                         record.state,
-                        delivery
-                            .call
-                            .map(|call| format!(" in the answer to call {call}"))
-                            .unwrap_or_default()
+                        match (&delivery.job, delivery.call) {
+                            (None, _) => " on a connection none of its jobs opened in its own task, and no report names it".to_string(),
+                            (Some(_), Some(call)) => format!(" in the answer to call {call} and its report never names it"),
+                            (Some(_), None) => " and its report never names it".to_string(),
+                        }
                     ),
                 },
             ));

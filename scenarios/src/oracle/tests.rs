@@ -615,7 +615,7 @@ fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_na
         Deliveries::from([(
             (host.to_string(), task.to_string()),
             Delivery {
-                job: job.to_string(),
+                job: Some(job.to_string()),
                 call: Some(2),
             },
         )])
@@ -648,6 +648,20 @@ fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_na
         orphans(&sent("another-agent", "forgotten", "b")),
         [],
         "the same id sent by another host names another task"
+    );
+    let mut to_no_job = sent(HOST, "forgotten", "b");
+    to_no_job
+        .values_mut()
+        .for_each(|delivery| delivery.job = None);
+    let found = orphans(&to_no_job);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        found[0].job, "a",
+        "the first job on the task's host answers"
+    );
+    assert_eq!(
+        found[0].detail,
+        "task is still `input-required` on agent after the job ended; nobody will finish or cancel it (the consumer was sent its id on a connection none of its jobs opened in its own task, and no report names it)"
     );
 }
 

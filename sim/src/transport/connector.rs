@@ -56,8 +56,9 @@ impl TurmoilConnector {
         }
     }
 
-    /// Connections opened inside a [`receiving_for`](super::receiving_for) job keep the
-    /// JSON strings they receive in `receipts`, under the job's name.
+    /// Connections keep the JSON strings they receive in `receipts`, under the name of the
+    /// [`receiving_for`](super::receiving_for) job they are opened in (under none when
+    /// opened outside every job, as by a task the consumer spawned).
     pub fn with_receipts(mut self, receipts: Receipts) -> Self {
         self.receipts = Some(receipts);
         self
@@ -99,7 +100,7 @@ impl TurmoilConnector {
                     outcome: ConnectOutcome::Ok,
                 }
                 .emit();
-                let receipt = self.receipts.as_ref().and_then(Receipts::for_connection);
+                let receipt = self.receipts.as_ref().map(Receipts::for_connection);
                 Ok(TimeoutIo::new(stream)
                     .with_read_idle(self.read_idle)
                     .with_write_stall(self.write_stall)

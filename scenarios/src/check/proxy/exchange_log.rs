@@ -79,7 +79,7 @@ impl ProxyLog {
     /// `task`'s id, a task of `host`, went out to `job`'s program in the answer to `call`;
     /// only its first delivery is kept.
     pub(super) fn delivered(&self, host: &str, task: String, job: &str, call: Option<u32>) {
-        oracle::delivered(&mut lock(&self.deliveries), host, task, job, call);
+        oracle::delivered(&mut lock(&self.deliveries), host, task, Some(job), call);
     }
 
     /// The job each task's id was first relayed to (the oracle's `deliveries`).
