@@ -52,6 +52,10 @@ pub struct CheckArgs {
     /// Seeds A..B (A inclusive, B exclusive).
     #[arg(long)]
     seed_range: Option<SeedRange>,
+    /// Strike none of the scenarios' faults: each scenario's jobs against a runtime that
+    /// nothing disturbs (a first look at a consumer, before its faults).
+    #[arg(long)]
+    no_faults: bool,
     /// Run each seed this many times; with 2, say when its verdicts or faults differ.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=10))]
     repeat: u32,
@@ -146,6 +150,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
         if let Some(summary) = &coverage {
             let _ = writeln!(out, "{}", coverage_line(summary));
         }
+        if !sweep.strike_faults {
+            let _ = writeln!(out, "no faults were struck (--no-faults)");
+        }
     }
     // A work directory check chose itself goes when it holds nothing; when it keeps the
     // files of runs that did not hold, say where.
@@ -239,6 +246,7 @@ fn sweep(args: &CheckArgs) -> Result<(CheckSweep, Cautions), String> {
         name: args.name.clone().unwrap_or_else(|| program.name()),
         program,
         bound: Duration::from_secs(args.timeout_secs),
+        strike_faults: !args.no_faults,
         workdir,
     };
     Ok((sweep, cautions))
@@ -278,6 +286,7 @@ fn run_json(result: &CheckResult, personality_file: Option<&Path>) -> serde_json
         "verdict": result.verdict.name(),
         "violations": result.violations,
         "programs": result.jobs,
+        "no_faults": !spec.strike_faults,
         "faults": result.strikes,
         "elapsed_ms": result.elapsed_ms,
         "rerun": spec.rerun_command(),
@@ -337,6 +346,7 @@ fn summary_json(
         "runs_per_sec": (tally.runs_per_sec * 100.0).round() / 100.0,
         "seeds": [sweep.seeds.start, sweep.seeds.end],
         "repeat": sweep.repeat,
+        "no_faults": !sweep.strike_faults,
     });
     if let Some(coverage) = coverage {
         summary["coverage"] = json!(coverage);

@@ -638,6 +638,39 @@ fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once
     }
 }
 
+/// `--no-faults` runs a scenario's jobs with nothing struck: the long task the crash would
+/// have cut streams to its end, and the Python reconciling example must take its artifact
+/// whole (it kept only the last chunk, "chunk 10 of 10", until it appended them).
+#[test]
+fn with_no_faults_the_python_reconciling_example_takes_a_long_streamed_artifact_whole() {
+    let Some(()) = install(&[Sdk::Python]) else {
+        return;
+    };
+    let (code, runs, summary) = check(
+        &[
+            "--no-faults",
+            "--scenario",
+            "crash-bounce",
+            "--runtime",
+            "jvm-reaping",
+            "--seeds",
+            "1",
+        ],
+        &[&python(), "examples/consumers/python/reconciling.py"],
+    );
+    assert_eq!(code, 0, "{runs:#?}");
+    assert_eq!(summary["summary"]["no_faults"], true);
+    let [run] = &runs[..] else {
+        panic!("one run: {runs:#?}")
+    };
+    assert_eq!(run["no_faults"], true);
+    assert_eq!(run["faults"], serde_json::json!([]), "{run:#}");
+    assert!(
+        run["rerun"].as_str().unwrap().contains(" --no-faults "),
+        "{run:#}"
+    );
+}
+
 #[test]
 fn the_js_naive_example_gets_the_python_examples_verdicts() {
     let Some(()) = install(&[Sdk::Python, Sdk::Js]) else {

@@ -38,6 +38,9 @@ pub struct CheckSpec {
     pub name: String,
     /// How long a program may run before it is killed.
     pub bound: Duration,
+    /// Whether the scenario's faults are struck (`--no-faults` runs its jobs against a
+    /// runtime nothing disturbs).
+    pub strike_faults: bool,
     /// Which repetition of this run it is (from 0; `--repeat`).
     pub repetition: u32,
     /// How many times the run is made (`--repeat`).
@@ -59,6 +62,9 @@ impl CheckSpec {
             self.seed.value() + 1,
             self.bound.as_secs(),
         );
+        if !self.strike_faults {
+            command.push_str(" --no-faults");
+        }
         if self.repeat > 1 {
             command.push_str(&format!(" --repeat {}", self.repeat));
         }
@@ -188,7 +194,11 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         &spec.runtime.personality,
         spec.seed.derive(seed_names::WORKLOAD),
     );
-    let plan = faults::plan(spec.scenario, spec.seed);
+    let plan = if spec.strike_faults {
+        faults::plan(spec.scenario, spec.seed)
+    } else {
+        Vec::new()
+    };
     let log = ProxyLog::announced(announce);
     let mut truths: BTreeMap<String, GroundTruth> = BTreeMap::new();
     let mut agents = Vec::new();
@@ -394,6 +404,7 @@ mod tests {
             },
             name: "mine".into(),
             bound: Duration::from_secs(60),
+            strike_faults: true,
             repetition: 0,
             repeat: 1,
             workdir: PathBuf::from("/tmp"),
@@ -410,11 +421,13 @@ mod tests {
     }
 
     #[test]
-    fn the_rerun_command_keeps_the_repeat_and_a_name_of_its_own() {
+    fn the_rerun_command_keeps_no_faults_the_repeat_and_a_name_of_its_own() {
         let plain = spec("python-correct");
+        assert!(!plain.rerun_command().contains("--no-faults"));
         assert!(!plain.rerun_command().contains("--repeat"));
         assert!(!plain.rerun_command().contains("--name"));
         let again = CheckSpec {
+            strike_faults: false,
             repeat: 3,
             name: "my name".into(),
             ..plain
@@ -422,7 +435,7 @@ mod tests {
         assert!(
             again
                 .rerun_command()
-                .ends_with("--repeat 3 --name 'my name' -- python3 mine.py"),
+                .ends_with("--no-faults --repeat 3 --name 'my name' -- python3 mine.py"),
             "{}",
             again.rerun_command()
         );

@@ -33,6 +33,8 @@ pub struct CheckSweep {
     pub program: Program,
     pub name: String,
     pub bound: Duration,
+    /// Whether each scenario's faults are struck (false: `--no-faults`).
+    pub strike_faults: bool,
     pub workdir: PathBuf,
 }
 
@@ -141,6 +143,7 @@ impl CheckSweep {
                                 program: self.program.clone(),
                                 name: self.name.clone(),
                                 bound: self.bound,
+                                strike_faults: self.strike_faults,
                                 repetition,
                                 repeat: self.repeat.max(1),
                                 workdir: self.workdir.clone(),
