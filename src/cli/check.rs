@@ -8,6 +8,7 @@
 use crate::cli::cautions::{self, Cautions};
 use crate::cli::check_table;
 use crate::cli::output;
+use crate::cli::progress;
 use crate::cli::replay::personality_file;
 use crate::cli::selection::SeedRange;
 use crate::cli::stop_signal;
@@ -104,34 +105,47 @@ pub fn run(args: CheckArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let json = args.json;
+    let progress = progress::runs_bar(sweep.run_count());
+    let bar = progress.clone();
     let announce: AnnounceRun = Arc::new(move |spec, strike| {
-        eprintln!(
-            "fault struck: {} seed {} {} ({}): {strike}",
-            spec.scenario,
-            spec.seed.value(),
-            spec.runtime.label,
-            spec.dialect
-        );
+        bar.suspend(|| {
+            eprintln!(
+                "fault struck: {} seed {} {} ({}): {strike}",
+                spec.scenario,
+                spec.seed.value(),
+                spec.runtime.label,
+                spec.dialect
+            )
+        });
     });
     let mut out = output::stdout();
     let mut coverage = SwarmCoverage::default();
+    let mut not_held = 0;
     let tally = sweep.run(Some(announce), stop_signal::signal(), |result| {
+        progress.inc(1);
+        if result.verdict != CheckVerdict::Holds {
+            not_held += 1;
+            progress.set_message(format!("{not_held} did not hold"));
+        }
         coverage.add(&result.spec.runtime, result.spec.seed);
-        let personality_file = keep_drawn_personality(result);
-        if json {
-            let _ = writeln!(out, "{}", run_json(result, personality_file.as_deref()));
-        } else if result.verdict != CheckVerdict::Holds {
-            let _ = write!(out, "{}", run_text(result, personality_file.as_deref()));
-        }
-        if let Some(dir) = &args.timelines
-            && result.verdict != CheckVerdict::Holds
-        {
-            let path = dir.join(format!("{}.html", result.spec.stem()));
-            if let Err(error) = std::fs::write(&path, timeline::render(result)) {
-                eprintln!("meshsim check: cannot write {}: {error}", path.display());
+        progress.suspend(|| {
+            let personality_file = keep_drawn_personality(result);
+            if json {
+                let _ = writeln!(out, "{}", run_json(result, personality_file.as_deref()));
+            } else if result.verdict != CheckVerdict::Holds {
+                let _ = write!(out, "{}", run_text(result, personality_file.as_deref()));
             }
-        }
+            if let Some(dir) = &args.timelines
+                && result.verdict != CheckVerdict::Holds
+            {
+                let path = dir.join(format!("{}.html", result.spec.stem()));
+                if let Err(error) = std::fs::write(&path, timeline::render(result)) {
+                    eprintln!("meshsim check: cannot write {}: {error}", path.display());
+                }
+            }
+        });
     });
+    progress.finish_and_clear();
     let tally = match tally {
         Ok(tally) => tally,
         Err(stopped) => {

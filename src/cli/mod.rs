@@ -13,6 +13,7 @@ mod list;
 mod merge;
 mod output;
 mod probe;
+mod progress;
 mod replay;
 mod run_json;
 mod scheduler;

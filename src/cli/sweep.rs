@@ -12,6 +12,7 @@
 use crate::cli::cautions::{self, Cautions};
 use crate::cli::identity::SweepIdentity;
 use crate::cli::output;
+use crate::cli::progress;
 use crate::cli::replay::write_timeline;
 use crate::cli::scheduler::ShardChoice;
 use crate::cli::selection::{FaultMode, SeedRange, tick_ms};
@@ -19,7 +20,6 @@ use crate::cli::shard::Shard;
 use crate::cli::swarm_coverage::SwarmCoverage;
 use crate::cli::sweep_output::{finish, run_line};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::{
     ConsumerChoice, DEFAULT_TICK, Matrix, RunOptions, RunResult, RuntimeChoice, Scenario, Verdict,
@@ -177,11 +177,7 @@ fn sweep(
     json: bool,
     timelines: Option<&Path>,
 ) -> ExitCode {
-    let progress = ProgressBar::new(matrix.len() as u64);
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let progress = progress::runs_bar(matrix.len());
     let mut out = output::stdout();
     let mut missed = Vec::new();
     let mut coverage = SwarmCoverage::default();

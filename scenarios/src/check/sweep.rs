@@ -125,6 +125,21 @@ impl CheckTally {
 }
 
 impl CheckSweep {
+    /// How many runs [`CheckSweep::specs`] makes.
+    pub fn run_count(&self) -> usize {
+        let seeds =
+            usize::try_from(self.seeds.end.saturating_sub(self.seeds.start)).unwrap_or(usize::MAX);
+        [
+            self.runtimes.len(),
+            self.scenarios.len(),
+            self.dialects.len(),
+            seeds,
+            self.repeat.max(1) as usize,
+        ]
+        .into_iter()
+        .fold(1, usize::saturating_mul)
+    }
+
     /// Every run, in order: runtime, scenario, dialect, seed, repetition. A `swarm` runtime
     /// draws each seed's personality here, as the simulation's sweep does, so seed N of a
     /// check meets the runtime seed N of `meshsim sweep --runtime swarm` meets.
@@ -231,5 +246,33 @@ impl CheckSweep {
         executor.shutdown_background();
         tally.runs_per_sec = tally.runs as f64 / started.elapsed().as_secs_f64().max(1e-9);
         Ok(tally)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_count_is_the_number_of_runs_specs_makes() {
+        let runtime = |name| RuntimeChoice::resolve(name).expect("a built-in");
+        let sweep = CheckSweep {
+            runtimes: vec![runtime("python-correct"), runtime("swarm")],
+            scenarios: vec![Scenario::OriginIncident, Scenario::SidecarCut],
+            dialects: vec![Dialect::V1_0, Dialect::V0_3, Dialect::V0_1],
+            seeds: 5..9,
+            repeat: 2,
+            jobs: 1,
+            program: Program {
+                command: "true".into(),
+                args: Vec::new(),
+            },
+            name: "true".into(),
+            bound: Duration::from_secs(1),
+            strike_faults: true,
+            workdir: PathBuf::from("/nonexistent"),
+        };
+        assert_eq!(sweep.run_count(), 2 * 2 * 3 * 4 * 2);
+        assert_eq!(sweep.run_count(), sweep.specs().len());
     }
 }
