@@ -5,64 +5,16 @@
 // it sees, and answers on the same task id.
 //
 // Usage: meshsim check [...] -- node examples/consumers/js/naive.mjs
-// The SDK is loaded from MESHSIM_INTEROP_NODE (the npm prefix interop/install.sh fills),
-// by default target/interop/node in this repository.
+// (meshsim_contract.mjs says where the SDK is loaded from.)
 
-import { createRequire } from 'node:module';
-import { writeFileSync, appendFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { INTERRUPTED, TERMINAL, outcomeOf, run, sdk, textOf } from './meshsim_contract.mjs';
 
-const prefix =
-  process.env.MESHSIM_INTEROP_NODE ??
-  fileURLToPath(new URL('../../../target/interop/node/', import.meta.url));
-const require = createRequire(join(prefix, 'package.json'));
-const { ClientFactory } = require('@a2a-js/sdk/client');
-const { Role, TaskState } = require('@a2a-js/sdk');
+const { ClientFactory } = sdk('@a2a-js/sdk/client');
+const { Role } = sdk('@a2a-js/sdk');
 
-const env = process.env;
-const order = {
-  agentUrl: env.MESHSIM_AGENT_URL,
-  request: env.MESHSIM_REQUEST,
-  answer: env.MESHSIM_ANSWER,
-  cancelAtInputRequired: env.MESHSIM_CANCEL_AT_INPUT_REQUIRED === '1',
-  jobDeadlineMs: Number(env.MESHSIM_JOB_DEADLINE_MS),
-  seed: env.MESHSIM_SEED,
-  report: env.MESHSIM_REPORT,
-};
-
-const STATE_NAMES = {
-  [TaskState.TASK_STATE_SUBMITTED]: 'submitted',
-  [TaskState.TASK_STATE_WORKING]: 'working',
-  [TaskState.TASK_STATE_INPUT_REQUIRED]: 'input-required',
-  [TaskState.TASK_STATE_AUTH_REQUIRED]: 'auth-required',
-  [TaskState.TASK_STATE_COMPLETED]: 'completed',
-  [TaskState.TASK_STATE_FAILED]: 'failed',
-  [TaskState.TASK_STATE_CANCELED]: 'canceled',
-  [TaskState.TASK_STATE_REJECTED]: 'rejected',
-};
-const INTERRUPTED = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
-const TERMINAL = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
-
-// The report: one JSON line per state applied, the outcome last (written as it goes, so a
-// crash leaves what was done).
-writeFileSync(order.report, '');
-let finished = false;
-const line = (fields) => appendFileSync(order.report, JSON.stringify(fields) + '\n');
-const outcome = (fields) => {
-  if (!finished) {
-    line({ kind: 'outcome', ...fields });
-    finished = true;
-  }
-};
-
-const textOf = (parts) =>
-  parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+// The job and its report, set when the program starts.
+let order;
+let report;
 
 // The consumer's belief about its one task.
 const belief = { taskId: undefined, contextId: undefined, state: undefined, artifacts: [], statusText: '' };
@@ -106,12 +58,7 @@ function apply(event, connection, index, via) {
   }
   if (status.message) belief.statusText = textOf(status.message.parts);
   if (status.state !== belief.state) {
-    line({
-      kind: 'applied',
-      task: belief.taskId,
-      state: STATE_NAMES[status.state] ?? 'unknown',
-      source: { connection, index, via },
-    });
+    report.applied(belief.taskId, status.state, connection, index, via);
     belief.state = status.state;
   }
   return INTERRUPTED.has(status.state) || TERMINAL.has(status.state);
@@ -139,29 +86,21 @@ async function read(stream, answering = false) {
 
 function settled() {
   if (belief.taskId === undefined || !TERMINAL.has(belief.state)) return false;
-  const task = belief.taskId;
-  if (belief.state === TaskState.TASK_STATE_COMPLETED) {
-    outcome({ outcome: 'completed', task, artifact: belief.artifacts.join('') });
-  } else if (belief.state === TaskState.TASK_STATE_CANCELED) {
-    outcome({ outcome: 'canceled', task });
-  } else {
-    outcome({ outcome: 'failed', task, reason: belief.statusText || 'task failed' });
-  }
-  return true;
+  return outcomeOf(report, belief.taskId, belief.state, belief.artifacts.join(''), belief.statusText);
 }
 
-async function run() {
+async function naive() {
   const client = await new ClientFactory().createFromUrl(order.agentUrl);
   const card = await client.getAgentCard();
   if (!card.capabilities?.streaming) {
-    outcome({ outcome: 'gave-up', reason: 'the Card does not promise streaming' });
+    report.outcome('gave-up', { reason: 'the Card does not promise streaming' });
     return;
   }
   await read(client.sendMessageStream({ message: message(order.request) }));
   for (let turn = 0; turn < 8; turn += 1) {
     if (settled()) return;
     if (belief.taskId === undefined) {
-      outcome({ outcome: 'gave-up', reason: 'the agent never named a task' });
+      report.outcome('gave-up', { reason: 'the agent never named a task' });
       return;
     }
     // The Card says streaming, so the stream is where the task lives.
@@ -179,17 +118,11 @@ async function run() {
       await read(client.sendMessageStream({ message: message(order.answer, belief.taskId) }), true);
     }
   }
-  if (!settled()) outcome({ outcome: 'gave-up', reason: 'no outcome after 8 turns' });
+  if (!settled()) report.outcome('gave-up', { reason: 'no outcome after 8 turns' });
 }
 
-const deadline = setTimeout(() => {
-  outcome({ outcome: 'gave-up', reason: 'job deadline passed' });
-  process.exit(0);
-}, order.jobDeadlineMs);
-try {
-  await run();
-} catch (error) {
-  outcome({ outcome: 'gave-up', reason: String(error) });
-}
-clearTimeout(deadline);
-process.exit(0);
+await run(async (jobOrder, jobReport) => {
+  order = jobOrder;
+  report = jobReport;
+  await naive();
+});
