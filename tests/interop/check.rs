@@ -606,6 +606,14 @@ fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once
     let Some(()) = install(&[Sdk::Python]) else {
         return;
     };
+    assert_holds_against_runtimes_that_each_broke_a_reconciling_example(&[
+        &python(),
+        "examples/consumers/python/reconciling.py",
+    ]);
+}
+
+/// `program` holds against the runtimes that each broke the Python reconciling example once.
+fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: &[&str]) {
     let runs = [
         (
             "origin-incident",
@@ -629,13 +637,39 @@ fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once
         for runtime in runtimes {
             args.extend(["--runtime", runtime]);
         }
-        let (code, runs, summary) = check(
-            &args,
-            &[&python(), "examples/consumers/python/reconciling.py"],
-        );
+        let (code, runs, summary) = check(&args, program);
         assert_eq!(code, 0, "{scenario}: {runs:#?}");
         assert_eq!(summary["summary"]["holds"], runtimes.len(), "{scenario}");
     }
+}
+
+/// The JavaScript reconciling example, the Python one's port to @a2a-js/sdk, holds where the
+/// Python one does: on the origin incident (where the naive examples diverge), against the
+/// runtimes that each broke the Python one once, and with nothing struck, where a long task
+/// streams to its end and its artifact must be taken whole.
+#[test]
+fn the_js_reconciling_example_holds_where_the_python_one_does() {
+    let Some(()) = install(&[Sdk::Js]) else {
+        return;
+    };
+    let program = ["node", "examples/consumers/js/reconciling.mjs"];
+    let (code, runs, summary) = check(&incident_args(), &program);
+    assert_eq!(code, 0, "{runs:#?}");
+    assert_eq!(summary["summary"]["holds"], 9);
+    assert_holds_against_runtimes_that_each_broke_a_reconciling_example(&program);
+    let (code, runs, _) = check(
+        &[
+            "--no-faults",
+            "--scenario",
+            "crash-bounce",
+            "--runtime",
+            "jvm-reaping",
+            "--seeds",
+            "1",
+        ],
+        &program,
+    );
+    assert_eq!(code, 0, "{runs:#?}");
 }
 
 /// `--no-faults` runs a scenario's jobs with nothing struck: the long task the crash would
