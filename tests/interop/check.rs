@@ -644,7 +644,8 @@ fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: 
 }
 
 /// The JavaScript reconciling example, the Python one's port to @a2a-js/sdk, holds where the
-/// Python one does: on the origin incident (where the naive examples diverge), against the
+/// Python one does: on the origin incident (where the naive examples diverge), in v1.0 and
+/// in v0.3 (through the SDK's compatibility layer, which the examples turn on), against the
 /// runtimes that each broke the Python one once, and with nothing struck, where a long task
 /// streams to its end and its artifact must be taken whole.
 #[test]
@@ -653,9 +654,11 @@ fn the_js_reconciling_example_holds_where_the_python_one_does() {
         return;
     };
     let program = ["node", "examples/consumers/js/reconciling.mjs"];
-    let (code, runs, summary) = check(&incident_args(), &program);
+    let mut both_dialects = incident_args();
+    both_dialects.extend(["--dialect", "v1.0", "--dialect", "v0.3"]);
+    let (code, runs, summary) = check(&both_dialects, &program);
     assert_eq!(code, 0, "{runs:#?}");
-    assert_eq!(summary["summary"]["holds"], 9);
+    assert_eq!(summary["summary"]["holds"], 18);
     assert_holds_against_runtimes_that_each_broke_a_reconciling_example(&program);
     let (code, runs, _) = check(
         &[

@@ -20,6 +20,27 @@ export const sdk = createRequire(join(prefix, 'package.json'));
 
 export const { TaskState } = sdk('@a2a-js/sdk');
 
+/** A client factory for A2A v1.0 agents and, through the SDK's compatibility layer (off by
+ * default), v0.3 ones: their Cards and both their bindings. `clientConfig` is the clients'
+ * (e.g. `{ polling: true }`). */
+export function clientFactory(clientConfig = {}) {
+  const {
+    ClientFactory,
+    ClientFactoryOptions,
+    DefaultAgentCardResolver,
+    JsonRpcTransportFactory,
+    RestTransportFactory,
+  } = sdk('@a2a-js/sdk/client');
+  const legacyCompat = { enabled: true };
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
+      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+      clientConfig,
+    }),
+  );
+}
+
 /** What a task state is called in the report: the origin note's lowercase names. */
 const STATE_NAMES = {
   [TaskState.TASK_STATE_SUBMITTED]: 'submitted',

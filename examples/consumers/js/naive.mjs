@@ -7,9 +7,8 @@
 // Usage: meshsim check [...] -- node examples/consumers/js/naive.mjs
 // (meshsim_contract.mjs says where the SDK is loaded from.)
 
-import { INTERRUPTED, TERMINAL, outcomeOf, run, sdk, textOf } from './meshsim_contract.mjs';
+import { INTERRUPTED, TERMINAL, clientFactory, outcomeOf, run, sdk, textOf } from './meshsim_contract.mjs';
 
-const { ClientFactory } = sdk('@a2a-js/sdk/client');
 const { Role } = sdk('@a2a-js/sdk');
 
 // The job and its report, set when the program starts.
@@ -90,7 +89,7 @@ function settled() {
 }
 
 async function naive() {
-  const client = await new ClientFactory().createFromUrl(order.agentUrl);
+  const client = await clientFactory().createFromUrl(order.agentUrl);
   const card = await client.getAgentCard();
   if (!card.capabilities?.streaming) {
     report.outcome('gave-up', { reason: 'the Card does not promise streaming' });

@@ -29,6 +29,7 @@ import {
   INTERRUPTED,
   TERMINAL,
   TaskState,
+  clientFactory,
   outcomeOf,
   run,
   sdk,
@@ -36,7 +37,6 @@ import {
   textOf,
 } from './meshsim_contract.mjs';
 
-const { ClientFactory, ClientFactoryOptions } = sdk('@a2a-js/sdk/client');
 const { Role } = sdk('@a2a-js/sdk');
 const { TaskNotCancelableError, TaskNotFoundError } = sdk('@a2a-js/sdk/errors');
 
@@ -413,15 +413,12 @@ class Reconciling {
 }
 
 await run(async (order, report) => {
-  const card = await new ClientFactory().createFromUrl(order.agentUrl).then((c) => c.getAgentCard());
-  // Either binding the Card offers (the SDK's default transports are JSON-RPC and
-  // HTTP+JSON); a plain send asks for the task at once (`polling`: returnImmediately),
-  // since a send the agent answers only when the turn settles can outlast any read
-  // timeout, and GetTask follows the task anyway.
-  const streamingClient = await new ClientFactory().createFromAgentCard(card);
-  const plainClient = await new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { polling: true } }),
-  ).createFromAgentCard(card);
+  // Either binding the Card offers, v1.0 or v0.3; a plain send asks for the task at once
+  // (`polling`: returnImmediately), since a send the agent answers only when the turn
+  // settles can outlast any read timeout, and GetTask follows the task anyway.
+  const streamingClient = await clientFactory().createFromUrl(order.agentUrl);
+  const card = await streamingClient.getAgentCard();
+  const plainClient = await clientFactory({ polling: true }).createFromAgentCard(card);
   const consumer = new Reconciling(order, report, streamingClient, plainClient, Boolean(card.capabilities?.streaming));
   await consumer.run();
 });
