@@ -209,7 +209,7 @@ impl JobRecorder {
     pub fn finish(self, outcome: Outcome, profile: Option<PeerLifecycleProfile>) -> JobReport {
         TraceEvent::Outcome {
             job: self.job.as_str().into(),
-            outcome: outcome.debug_text().into(),
+            outcome: outcome.traced(),
         }
         .emit();
         let tasks = self

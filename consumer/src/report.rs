@@ -7,6 +7,7 @@ use crate::client::ClientError;
 use crate::ledger::{EventRef, StateVerdict};
 use crate::profile::PeerLifecycleProfile;
 use meshsim_protocol::{ErrorCode, Task, TaskState};
+use meshsim_trace::JobOutcome;
 use serde::Serialize;
 
 /// One state a consumer applied to its view of a task.
@@ -98,53 +99,24 @@ impl Outcome {
         }
     }
 
-    /// The outcome's `Debug` text (`Completed { task_id: "t-1", artifact: "..." }`), as the
-    /// trace records it. Written without a formatter: `Debug` escapes a string one `char`
-    /// at a time, some 2,500 instructions for a run's outcome, where its strings are
-    /// nearly always plain ASCII that it copies as is.
-    pub(crate) fn debug_text(&self) -> String {
-        let (variant, fields): (&str, &[(&str, &str)]) = match self {
-            Outcome::Completed { task_id, artifact } => {
-                ("Completed", &[("task_id", task_id), ("artifact", artifact)])
-            }
-            Outcome::Failed { task_id, reason } => {
-                ("Failed", &[("task_id", task_id), ("reason", reason)])
-            }
-            Outcome::Canceled { task_id } => ("Canceled", &[("task_id", task_id)]),
-            Outcome::GaveUp { reason } => ("GaveUp", &[("reason", reason)]),
-        };
-        let mut text = String::with_capacity(
-            variant.len() + fields.iter().map(|(_, v)| v.len() + 16).sum::<usize>() + 4,
-        );
-        text.push_str(variant);
-        text.push_str(" { ");
-        for (index, (name, value)) in fields.iter().enumerate() {
-            if index > 0 {
-                text.push_str(", ");
-            }
-            text.push_str(name);
-            text.push_str(": ");
-            push_debug_str(&mut text, value);
+    /// The outcome as the trace records it, borrowing its strings.
+    pub(crate) fn traced(&self) -> JobOutcome<'_> {
+        match self {
+            Outcome::Completed { task_id, artifact } => JobOutcome::Completed {
+                task: task_id.into(),
+                artifact: artifact.into(),
+            },
+            Outcome::Failed { task_id, reason } => JobOutcome::Failed {
+                task: task_id.into(),
+                reason: reason.into(),
+            },
+            Outcome::Canceled { task_id } => JobOutcome::Canceled {
+                task: task_id.into(),
+            },
+            Outcome::GaveUp { reason } => JobOutcome::GaveUp {
+                reason: reason.into(),
+            },
         }
-        text.push_str(" }");
-        text
-    }
-}
-
-/// Appends `value` as `Debug` writes it: quoted and copied whole when it is all printable
-/// ASCII without `"` or `\` (bytes `Debug` copies as they are), else through `Debug`.
-fn push_debug_str(text: &mut String, value: &str) {
-    let plain = value
-        .bytes()
-        .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\');
-    if plain {
-        text.push('"');
-        text.push_str(value);
-        text.push('"');
-    } else {
-        use std::fmt::Write;
-        // Writing into a `String` cannot fail.
-        let _ = write!(text, "{value:?}");
     }
 }
 
@@ -198,33 +170,5 @@ impl JobReport {
     /// The view of `task_id`, if the job touched it.
     pub fn task(&self, task_id: &str) -> Option<&TaskView> {
         self.tasks.iter().find(|task| task.task_id == task_id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_debug_text_is_debugs() {
-        let outcomes = [
-            Outcome::Completed {
-                task_id: "t-1".to_string(),
-                artifact: "done: 'all' of it ~".to_string(),
-            },
-            Outcome::Failed {
-                task_id: "t-2".to_string(),
-                reason: "said \"no\" \\ twice\nthen\ttab \u{7f} é \u{301} \u{200b}".to_string(),
-            },
-            Outcome::Canceled {
-                task_id: String::new(),
-            },
-            Outcome::GaveUp {
-                reason: "no outcome after 3 turns".to_string(),
-            },
-        ];
-        for outcome in outcomes {
-            assert_eq!(outcome.debug_text(), format!("{outcome:?}"));
-        }
     }
 }

@@ -8,7 +8,7 @@
 
 use meshsim_protocol::TaskState;
 
-use crate::event::{Applied, ConnectOutcome, StreamEnd, TraceEvent};
+use crate::event::{Applied, ConnectOutcome, JobOutcome, StreamEnd, TraceEvent};
 use crate::target::{
     CONSUMER_TARGET, FAULT_TARGET, NET_TARGET, NOTE_TARGET, RUNNER_TARGET, RUNTIME_TARGET,
 };
@@ -213,10 +213,17 @@ impl TraceEvent<'_> {
                 dialect,
                 version,
                 streaming,
-            } => tracing::info!(
-                target: CONSUMER_TARGET, dialect = dialect.as_ref(), event = "card",
-                path = path.as_ref(), streaming = ?streaming, version = version.as_ref()
-            ),
+            } => match streaming {
+                Some(streaming) => tracing::info!(
+                    target: CONSUMER_TARGET, dialect = dialect.as_ref(), event = "card",
+                    path = path.as_ref(), streaming, version = version.as_ref()
+                ),
+                // A Card without `capabilities.streaming`: the field is left out.
+                None => tracing::info!(
+                    target: CONSUMER_TARGET, dialect = dialect.as_ref(), event = "card",
+                    path = path.as_ref(), version = version.as_ref()
+                ),
+            },
             TraceEvent::EncodeLoss { method, loss } => tracing::info!(
                 target: CONSUMER_TARGET, event = "encode-loss", loss = loss.as_ref(),
                 method = method.as_ref()
@@ -280,10 +287,24 @@ impl TraceEvent<'_> {
                 event = "profile-learned", field = field.as_ref(), job = job.as_ref(),
                 peer = peer.as_ref(), value = value.as_ref()
             ),
-            TraceEvent::Outcome { job, outcome } => tracing::info!(
-                target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
-                outcome = outcome.as_ref()
-            ),
+            TraceEvent::Outcome { job, outcome } => match outcome {
+                JobOutcome::Completed { task, artifact } => tracing::info!(
+                    target: CONSUMER_TARGET, artifact = artifact.as_ref(), event = "outcome",
+                    job = job.as_ref(), outcome = "completed", task = task.as_ref()
+                ),
+                JobOutcome::Failed { task, reason } => tracing::info!(
+                    target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
+                    outcome = "failed", reason = reason.as_ref(), task = task.as_ref()
+                ),
+                JobOutcome::Canceled { task } => tracing::info!(
+                    target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
+                    outcome = "canceled", task = task.as_ref()
+                ),
+                JobOutcome::GaveUp { reason } => tracing::info!(
+                    target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
+                    outcome = "gave-up", reason = reason.as_ref()
+                ),
+            },
             TraceEvent::Note { note, value } => match value {
                 None => tracing::info!(target: NOTE_TARGET, event = "note", note = note.as_ref()),
                 Some(value) => tracing::info!(

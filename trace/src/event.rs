@@ -221,7 +221,7 @@ pub enum TraceEvent<'a> {
     /// The job's accepted outcome, as the consumer reports it.
     Outcome {
         job: Cow<'a, str>,
-        outcome: Cow<'a, str>,
+        outcome: JobOutcome<'a>,
     },
 
     // ---- programs under test (`meshsim::note`) ---------------------------------------------
@@ -245,6 +245,38 @@ pub struct Applied<'a> {
     pub state: TaskState,
     pub connection: u32,
     pub index: u32,
+}
+
+/// A job's accepted outcome, as the trace records it (`outcome` names the kind, beside the
+/// fields it has).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobOutcome<'a> {
+    /// The task completed with `artifact`.
+    Completed {
+        task: Cow<'a, str>,
+        artifact: Cow<'a, str>,
+    },
+    /// The task failed (or was rejected), for `reason`.
+    Failed {
+        task: Cow<'a, str>,
+        reason: Cow<'a, str>,
+    },
+    /// The task was canceled, as the job asked.
+    Canceled { task: Cow<'a, str> },
+    /// The consumer gave the job up, for `reason`.
+    GaveUp { reason: Cow<'a, str> },
+}
+
+impl JobOutcome<'_> {
+    /// The name the trace's `outcome` field carries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            JobOutcome::Completed { .. } => "completed",
+            JobOutcome::Failed { .. } => "failed",
+            JobOutcome::Canceled { .. } => "canceled",
+            JobOutcome::GaveUp { .. } => "gave-up",
+        }
+    }
 }
 
 /// How a connection attempt went.

@@ -22,7 +22,7 @@ mod read;
 mod target;
 
 pub use error_kind::ErrorKind;
-pub use event::{Applied, ConnectOutcome, StreamEnd, TaskOrigin, TraceEvent};
+pub use event::{Applied, ConnectOutcome, JobOutcome, StreamEnd, TaskOrigin, TraceEvent};
 pub use line::TraceLine;
 pub use target::{
     CONSUMER_TARGET, FAULT_TARGET, NET_TARGET, NOTE_TARGET, RUNNER_TARGET, RUNTIME_TARGET,

@@ -7,7 +7,7 @@ use meshsim_protocol::TaskState;
 use serde_json::{Map, Value};
 
 use crate::error_kind::ErrorKind;
-use crate::event::{Applied, ConnectOutcome, StreamEnd, TaskOrigin, TraceEvent};
+use crate::event::{Applied, ConnectOutcome, JobOutcome, StreamEnd, TaskOrigin, TraceEvent};
 use crate::target::{
     CONSUMER_TARGET, FAULT_TARGET, NET_TARGET, NOTE_TARGET, RUNNER_TARGET, RUNTIME_TARGET,
 };
@@ -227,11 +227,9 @@ impl Fields<'_> {
                     path: self.text("path")?,
                     dialect: self.text("dialect")?,
                     version: self.text("version")?,
-                    streaming: match self.str("streaming")? {
-                        "Some(true)" => Some(true),
-                        "Some(false)" => Some(false),
-                        "None" => None,
-                        _ => return None,
+                    streaming: match self.0.get("streaming") {
+                        None => None,
+                        Some(streaming) => Some(streaming.as_bool()?),
                     },
                 });
             }
@@ -255,7 +253,23 @@ impl Fields<'_> {
             "outcome" => {
                 return Some(TraceEvent::Outcome {
                     job,
-                    outcome: self.text("outcome")?,
+                    outcome: match self.str("outcome")? {
+                        "completed" => JobOutcome::Completed {
+                            task: self.text("task")?,
+                            artifact: self.text("artifact")?,
+                        },
+                        "failed" => JobOutcome::Failed {
+                            task: self.text("task")?,
+                            reason: self.text("reason")?,
+                        },
+                        "canceled" => JobOutcome::Canceled {
+                            task: self.text("task")?,
+                        },
+                        "gave-up" => JobOutcome::GaveUp {
+                            reason: self.text("reason")?,
+                        },
+                        _ => return None,
+                    },
                 });
             }
             "profile-learned" => {

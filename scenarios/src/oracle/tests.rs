@@ -12,7 +12,7 @@ use meshsim_consumer::{
 use meshsim_protocol::TaskState;
 use meshsim_runtimes::{Fate, GroundTruth, Origin, TaskTruth, Transition};
 use meshsim_sim::{Recorder, SimTime, Trace};
-use meshsim_trace::{Applied, TraceEvent};
+use meshsim_trace::{Applied, JobOutcome, TraceEvent};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -148,7 +148,9 @@ fn trace_of(events: Vec<(u64, TraceEvent<'static>)>) -> Trace {
 fn outcome_line(job: &str) -> TraceEvent<'static> {
     TraceEvent::Outcome {
         job: job.to_string().into(),
-        outcome: "accepted".into(),
+        outcome: JobOutcome::GaveUp {
+            reason: "accepted".into(),
+        },
     }
 }
 

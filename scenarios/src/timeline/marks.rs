@@ -2,7 +2,7 @@
 //! learned of its peer, a runtime reaping a task, a stream cut.
 
 use super::draw::short_id;
-use meshsim_trace::{TraceEvent, TraceLine};
+use meshsim_trace::{JobOutcome, TraceEvent, TraceLine};
 
 /// Something that happened on one host.
 #[derive(Debug, Clone)]
@@ -27,13 +27,11 @@ pub(super) fn mark(line: &TraceLine) -> Option<Mark> {
             (format!("learned {field}: {value}"), false)
         }
         TraceEvent::Outcome { outcome, .. } => {
-            let head = outcome
-                .split([' ', '{', '('])
-                .next()
-                .unwrap_or(outcome)
-                .to_string();
-            let alarm = head != "Completed" && head != "Canceled";
-            (format!("outcome: {head}"), alarm)
+            let alarm = !matches!(
+                outcome,
+                JobOutcome::Completed { .. } | JobOutcome::Canceled { .. }
+            );
+            (format!("outcome: {}", outcome.name()), alarm)
         }
         TraceEvent::TaskReaped { task, .. } => (format!("reaped {}", short_id(task)), true),
         TraceEvent::TaskStalled { .. } => ("stalled".to_string(), true),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use meshsim_protocol::TaskState;
 use meshsim_trace::{
-    Applied, ConnectOutcome, ErrorKind, StreamEnd, TaskOrigin, TraceEvent, TraceLine,
+    Applied, ConnectOutcome, ErrorKind, JobOutcome, StreamEnd, TaskOrigin, TraceEvent, TraceLine,
 };
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -193,6 +193,12 @@ fn every_event() -> Vec<TraceEvent<'static>> {
             streaming: Some(true),
         },
         TraceEvent::Card {
+            path: text("/.well-known/agent-card.json"),
+            dialect: text("v0.3"),
+            version: text("1.0"),
+            streaming: Some(false),
+        },
+        TraceEvent::Card {
             path: text("/.well-known/agent.json"),
             dialect: text("v0.1"),
             version: text("0.1"),
@@ -251,7 +257,27 @@ fn every_event() -> Vec<TraceEvent<'static>> {
         },
         TraceEvent::Outcome {
             job: text("j"),
-            outcome: text("Completed"),
+            outcome: JobOutcome::Completed {
+                task: text("t-1"),
+                artifact: text("chunk 1 of 2\nchunk \"2\""),
+            },
+        },
+        TraceEvent::Outcome {
+            job: text("j"),
+            outcome: JobOutcome::Failed {
+                task: text("t-1"),
+                reason: text("the agent failed it"),
+            },
+        },
+        TraceEvent::Outcome {
+            job: text("j"),
+            outcome: JobOutcome::Canceled { task: text("t-1") },
+        },
+        TraceEvent::Outcome {
+            job: text("j"),
+            outcome: JobOutcome::GaveUp {
+                reason: text("no outcome after 6 tasks"),
+            },
         },
         TraceEvent::Note {
             note: text("nudged"),
