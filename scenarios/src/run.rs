@@ -187,6 +187,7 @@ pub fn run(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, RunError> 
             .map(|receipts| deliveries(&receipts, &truths))
             .unwrap_or_default(),
         trace: &run.trace,
+        job_ends: &BTreeMap::new(),
         epoch: epoch()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default(),

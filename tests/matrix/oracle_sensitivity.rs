@@ -382,8 +382,9 @@ fn applying_a_step_after_completion_breaks_legal_path() {
     let (task, _) = accepted_truth(result);
     assert_eq!(violation.job, "incident");
     assert_eq!(violation.task.as_deref(), Some(task.as_str()));
-    // The consumer traced no `applied` line for the made-up step, so it is dated at the end.
-    assert_eq!(violation.at_ms, result.elapsed_ms);
+    // The consumer traced no `applied` line for the made-up step, so it is dated at its last
+    // act for the job: the outcome it traced, not the run's end.
+    assert_eq!(violation.at_ms, outcome_traced_at(result, "incident"));
     assert!(
         violation
             .detail

@@ -266,17 +266,20 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
             (order, layout.agents[job.agent].host.clone(), log)
         })
         .collect();
-    let endings = join_all(
-        orders
-            .iter()
-            .map(|(order, _, log)| program::run(&spec.program, order, log, spec.bound)),
-    )
+    // Each program's ending, and when it ended: a program's acts are not traced, so its
+    // exit is when its job's violations are dated.
+    let endings = join_all(orders.iter().map(|(order, _, log)| async {
+        let ending = program::run(&spec.program, order, log, spec.bound).await;
+        (ending, clock.now().saturating_sub(started))
+    }))
     .await;
     let end = clock.now().saturating_sub(started);
 
     let mut jobs = Vec::new();
     let mut job_runs = Vec::new();
-    for ((order, host, log), ending) in orders.into_iter().zip(endings) {
+    let mut job_ends = BTreeMap::new();
+    for ((order, host, log), (ending, ended)) in orders.into_iter().zip(endings) {
+        job_ends.insert(order.job.name.clone(), ended);
         let parsed = contract::read_report(&order.report)
             .and_then(|text| contract::parse_report(&text, &order.job, &spec.name));
         let (report, report_invalid) = match parsed {
@@ -313,6 +316,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         faults_end: log.faults_end(),
         deliveries: &log.deliveries(),
         trace: &empty_trace,
+        job_ends: &job_ends,
         epoch: started,
     });
     // A job without a report already has its verdict (report-invalid, or program-failed):

@@ -76,6 +76,10 @@ pub struct Evidence<'a> {
     pub deliveries: &'a Deliveries,
     /// The run's trace: when the consumer applied what (where it traced it).
     pub trace: &'a Trace,
+    /// When each job's consumer ended, by job name, where the trace cannot say: a `meshsim
+    /// check` program's exit (its acts are not traced). Empty in the simulation, whose
+    /// consumers trace their outcomes.
+    pub job_ends: &'a BTreeMap<String, Duration>,
     /// The pinned epoch as a duration since the Unix epoch: ground-truth times minus this
     /// are times since the run started.
     pub epoch: Duration,
@@ -88,6 +92,12 @@ impl Evidence<'_> {
 
     pub(super) fn end_ms(&self) -> u64 {
         millis(self.end)
+    }
+
+    /// When `job`'s consumer had done all it did for the job: its outcome (traced, or its
+    /// program's exit), else the run's end. Dates an act of the job that nothing traced.
+    pub(super) fn job_end_ms(&self, job: &str) -> u64 {
+        self.outcome_at(job).unwrap_or_else(|| self.end_ms())
     }
 
     /// When the consumer applied `event` to `task` in `job`, from its `applied` trace line,
@@ -110,13 +120,16 @@ impl Evidence<'_> {
             .map(|(micros, _)| micros / 1000)
     }
 
-    /// When `job`'s consumer accepted its outcome, from its `outcome` trace line, in
-    /// milliseconds since the start; `None` when it traced none.
-    pub(super) fn outcome_at(&self, job: &str) -> Option<u64> {
-        self.consumer_lines().find_map(|line| match &line.event {
-            TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
-            _ => None,
-        })
+    /// When `job`'s consumer accepted its outcome, from its `outcome` trace line, or else
+    /// when it ended (`job_ends`), in milliseconds since the start; `None` when neither
+    /// says.
+    fn outcome_at(&self, job: &str) -> Option<u64> {
+        self.consumer_lines()
+            .find_map(|line| match &line.event {
+                TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
+                _ => None,
+            })
+            .or_else(|| self.job_ends.get(job).copied().map(millis))
     }
 
     /// When the consumer that ran `job` learned that `field` of `peer`'s profile holds

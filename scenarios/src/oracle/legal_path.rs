@@ -19,7 +19,7 @@ pub(super) fn legal_path(
                 let from = current.map_or("nothing".to_string(), |s: TaskState| s.to_string());
                 let at_ms = evidence
                     .applied_at(&run.job.name, &view.task_id, &event.at)
-                    .unwrap_or_else(|| evidence.end_ms());
+                    .unwrap_or_else(|| evidence.job_end_ms(&run.job.name));
                 found.push(violation(
                     Invariant::LegalPath,
                     run,

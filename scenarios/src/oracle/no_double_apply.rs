@@ -42,7 +42,7 @@ pub(super) fn no_double_apply(
                 // The act that broke it: the consumer applying the state once too often.
                 let at = evidence
                     .applied_at(&run.job.name, &view.task_id, &event.at)
-                    .unwrap_or_else(|| evidence.end_ms());
+                    .unwrap_or_else(|| evidence.job_end_ms(&run.job.name));
                 found.push(violation(
                     Invariant::NoDoubleApply,
                     run,

@@ -77,9 +77,7 @@ pub(super) fn no_orphaned_task(
             }
             // The act that orphaned it: the job ending (its traced outcome) with the task
             // live; until then the consumer could still finish or cancel it.
-            let ended = evidence
-                .outcome_at(&owner.job.name)
-                .unwrap_or_else(|| evidence.end_ms());
+            let ended = evidence.job_end_ms(&owner.job.name);
             found.push(violation(
                 Invariant::NoOrphanedTask,
                 owner,

@@ -40,11 +40,7 @@ pub(super) fn one_outcome(
                 .is_some_and(|report| report.outcome.task_id() == Some(task_id.as_str()))
         })
         .collect();
-    let accepted_at = |job: &JobRun| {
-        evidence
-            .outcome_at(&job.job.name)
-            .unwrap_or_else(|| evidence.end_ms())
-    };
+    let accepted_at = |job: &JobRun| evidence.job_end_ms(&job.job.name);
     let record = evidence
         .truths
         .get(&run.host)

@@ -34,8 +34,7 @@ pub(super) fn profile_matches_runtime(
         .map(|(field, value, _)| {
             evidence
                 .learned_at(&run.job.name, &learned.key, field, value)
-                .or_else(|| evidence.outcome_at(&run.job.name))
-                .unwrap_or_else(|| evidence.end_ms())
+                .unwrap_or_else(|| evidence.job_end_ms(&run.job.name))
         })
         .min()
         .unwrap_or_else(|| evidence.end_ms());

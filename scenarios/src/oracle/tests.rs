@@ -161,16 +161,25 @@ fn judge(
     profiles: &BTreeMap<String, PeerLifecycleProfile>,
     trace: &Trace,
 ) -> Vec<Violation> {
-    judge_delivered(jobs, truths, profiles, &Deliveries::new(), trace)
+    judge_delivered(
+        jobs,
+        truths,
+        profiles,
+        &Deliveries::new(),
+        trace,
+        &BTreeMap::new(),
+    )
 }
 
-/// The oracle's verdict on crafted evidence from a check run whose proxies saw `deliveries`.
+/// The oracle's verdict on crafted evidence from a check run whose proxies saw `deliveries`
+/// and whose programs ended at `job_ends`.
 fn judge_delivered(
     jobs: &[JobRun],
     truths: &BTreeMap<String, GroundTruth>,
     profiles: &BTreeMap<String, PeerLifecycleProfile>,
     deliveries: &Deliveries,
     trace: &Trace,
+    job_ends: &BTreeMap<String, Duration>,
 ) -> Vec<Violation> {
     check(&Evidence {
         jobs,
@@ -183,6 +192,7 @@ fn judge_delivered(
         faults_end: Duration::ZERO,
         deliveries,
         trace,
+        job_ends,
         epoch: EPOCH,
     })
 }
@@ -622,12 +632,21 @@ fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_na
             },
         )])
     };
-    let orphans = |deliveries: &Deliveries| -> Vec<Violation> {
-        judge_delivered(&jobs, &truths, &BTreeMap::new(), deliveries, &empty_trace())
+    let orphans_ending =
+        |deliveries: &Deliveries, job_ends: &BTreeMap<String, Duration>| -> Vec<Violation> {
+            judge_delivered(
+                &jobs,
+                &truths,
+                &BTreeMap::new(),
+                deliveries,
+                &empty_trace(),
+                job_ends,
+            )
             .into_iter()
             .filter(|v| v.invariant == Invariant::NoOrphanedTask)
             .collect()
-    };
+        };
+    let orphans = |deliveries: &Deliveries| orphans_ending(deliveries, &BTreeMap::new());
     assert_eq!(
         orphans(&Deliveries::new()),
         [],
@@ -637,6 +656,16 @@ fn a_live_task_whose_id_a_program_was_sent_is_its_own_though_its_report_never_na
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].job, "b");
     assert_eq!(found[0].task.as_deref(), Some("forgotten"));
+    assert_eq!(
+        found[0].at_ms, END_MS,
+        "no program end known: the run's end"
+    );
+    let ended = BTreeMap::from([("b".to_string(), Duration::from_millis(700))]);
+    assert_eq!(
+        orphans_ending(&sent(HOST, "forgotten", "b"), &ended)[0].at_ms,
+        700,
+        "dated at the exit of job b's program"
+    );
     assert_eq!(
         found[0].detail,
         "task is still `input-required` on agent after the job ended; nobody will finish or cancel it (the consumer was sent its id in the answer to call 2 and its report never names it)"
@@ -1089,6 +1118,7 @@ fn liveness_excuses_a_give_up_only_where_the_stalls_outlast_the_job_after_a_lost
             faults_end,
             deliveries: &Deliveries::new(),
             trace: &trace,
+            job_ends: &BTreeMap::new(),
             epoch: EPOCH,
         })
     };

@@ -14,7 +14,8 @@ pub struct Violation {
     /// When it broke, in milliseconds since the run started: simulated time, dated by the
     /// run's trace. A `meshsim check` run has no trace of the program's acts, so there it is
     /// the ground truth's time of the state the verdict is about where it has one (a
-    /// deadline's expiry), else the run's end, on the wall clock.
+    /// deadline's expiry), else the exit of the job's program (the run's end for a job that
+    /// did not end), on the wall clock.
     pub at_ms: u64,
     pub detail: String,
 }

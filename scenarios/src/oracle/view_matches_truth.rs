@@ -57,7 +57,7 @@ pub(super) fn view_matches_truth(
                 (Some(believed_at), Some(left)) => believed_at.max(left),
                 (Some(believed_at), None) => believed_at,
                 (None, Some(left)) => left,
-                (None, None) => evidence.end_ms(),
+                (None, None) => evidence.job_end_ms(&run.job.name),
             };
             found.push(violation(
                 Invariant::ViewMatchesTruth,
