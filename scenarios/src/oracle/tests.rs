@@ -280,34 +280,99 @@ fn no_double_apply_fires_once_per_task_dated_when_the_consumer_applied_the_state
 
     // The consumer traced when it applied each event: the second `submitted` came at 330 ms,
     // long after the runtime's one entry into it at 10 ms.
-    let time = SimTime::new();
-    let recorder = Recorder::new(time.clone());
-    {
-        let _recording = recorder.install();
-        let applied = [
-            (None, Submitted, 100),
-            (Some(Submitted), Working, 200),
-            (Some(Working), Submitted, 330),
-            (Some(Submitted), Working, 400),
-        ];
-        for (index, (from, state, at_ms)) in (0u32..).zip(applied) {
-            time.set_elapsed(Duration::from_millis(at_ms));
-            TraceEvent::Applied(Applied {
-                job: "j".into(),
-                task: "t".into(),
-                from,
-                state,
-                connection: 1,
-                index,
-            })
-            .emit();
-        }
-    }
-    let dated = double_applies(&recorder.trace());
+    let trace = applied_trace(&[
+        (None, Submitted, 100),
+        (Some(Submitted), Working, 200),
+        (Some(Working), Submitted, 330),
+        (Some(Submitted), Working, 400),
+    ]);
+    let dated = double_applies(&trace);
     assert_eq!(dated.len(), 1, "{dated:#?}");
     assert_eq!(
         dated[0].at_ms, 330,
         "when the consumer applied `submitted` the second time"
+    );
+}
+
+/// The trace of job `j`'s consumer applying `(from, state, at_ms)` to task `t`, each from its
+/// own position on connection 1.
+fn applied_trace(applied: &[(Option<TaskState>, TaskState, u64)]) -> Trace {
+    trace_of(
+        (0u32..)
+            .zip(applied)
+            .map(|(index, &(from, state, at_ms))| {
+                let event = TraceEvent::Applied(Applied {
+                    job: "j".into(),
+                    task: "t".into(),
+                    from,
+                    state,
+                    connection: 1,
+                    index,
+                });
+                (at_ms, event)
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn no_double_apply_names_a_replayed_state_the_runtime_entered_again_later() {
+    // The runtime works, asks, and works again at 500 ms once answered. The consumer
+    // resubscribed at 300 ms and applied the replayed `working` and `input-required`: the
+    // second `input-required` is past the run's count, but the replayed `working` before it
+    // broke the invariant already, though the runtime entered `working` again later.
+    let truths = truth_of(vec![record(
+        "t",
+        &[
+            (Submitted, 10),
+            (Working, 20),
+            (InputRequired, 30),
+            (Working, 500),
+            (Completed, 600),
+        ],
+    )]);
+    let replaying = [
+        Submitted,
+        Working,
+        InputRequired,
+        Working,
+        InputRequired,
+        Working,
+        Completed,
+    ];
+    let jobs = [job_run(
+        "j",
+        Some(report("j", vec![view("t", &replaying)], completed("t"))),
+    )];
+    let trace = applied_trace(
+        &(0..)
+            .zip(replaying)
+            .zip([15, 25, 35, 300, 310, 505, 605])
+            .map(|((position, state), at_ms)| {
+                let from = (position > 0).then(|| replaying[position - 1]);
+                (from, state, at_ms)
+            })
+            .collect::<Vec<_>>(),
+    );
+    let double_applies = |trace: &Trace| -> Vec<Violation> {
+        judge(&jobs, &truths, &BTreeMap::new(), trace)
+            .into_iter()
+            .filter(|v| v.invariant == Invariant::NoDoubleApply)
+            .collect()
+    };
+    let dated = double_applies(&trace);
+    assert_eq!(dated.len(), 1, "{dated:#?}");
+    assert_eq!(dated[0].at_ms, 300);
+    assert_eq!(
+        dated[0].detail,
+        "applied `working` 2 times (event on connection 1 at position 3) but the runtime had entered it 1 time(s) when it was applied (2 by the end)"
+    );
+    // Without the consumer's applied lines nothing dates the replay: the first apply past
+    // the run's count is named.
+    let undated = double_applies(&empty_trace());
+    assert_eq!(
+        undated[0].detail,
+        "applied `input-required` 2 times (event on connection 1 at position 4) but the runtime entered it 1 time(s)"
     );
 }
 
