@@ -31,11 +31,15 @@ mod usage;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `meshsim --version`: the package version and the commit of the build (`-dirty` when its
+/// sources differed from the commit).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("MESHSIM_COMMIT"), ")");
+
 /// meshsim: reproduce A2A lifecycle divergences from a seed.
 ///
 /// With no subcommand, sweeps the embedded matrix and prints the verdict table.
 #[derive(Debug, Parser)]
-#[command(name = "meshsim", version, about)]
+#[command(name = "meshsim", version = VERSION, about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

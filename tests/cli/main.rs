@@ -20,3 +20,4 @@ mod serve;
 mod serve_hardening;
 mod serve_load;
 mod timeline;
+mod version;
