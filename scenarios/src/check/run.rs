@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// How long a run waits, once its programs have ended, for the streams they opened to close.
+const STREAMS_CLOSE_BOUND: Duration = Duration::from_secs(2);
+
 /// Everything that identifies a check run.
 #[derive(Debug, Clone)]
 pub struct CheckSpec {
@@ -273,6 +276,11 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         (ending, clock.now().saturating_sub(started))
     }))
     .await;
+    // Every stream a program opened is closed before the run is judged (a runtime that
+    // ends a task with its stream has ended it, as in the simulation, where the run goes on
+    // past its consumer's end). A program's child left holding one is killed with its
+    // group, so the wait is short; the bound is for a proxy that never sees the close.
+    log.streams_closed(STREAMS_CLOSE_BOUND).await;
     let end = clock.now().saturating_sub(started);
 
     let mut jobs = Vec::new();

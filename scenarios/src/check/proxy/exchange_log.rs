@@ -6,6 +6,8 @@ use crate::lock::lock;
 use crate::oracle::{self, Deliveries};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
 
 /// Hears each fault as it strikes (the CLI prints it).
 pub type Announce = Arc<dyn Fn(&Strike) + Send + Sync>;
@@ -43,6 +45,8 @@ pub struct ProxyLog {
     /// The job each task's id was first relayed to.
     deliveries: Arc<Mutex<Deliveries>>,
     announce: Option<Announce>,
+    /// How many streams are being relayed now: each holds the runtime's stream open.
+    open_streams: Arc<watch::Sender<usize>>,
     /// When the run started, on the wall clock (only to date exchanges for a reader).
     started: Option<std::time::Instant>, // wall-clock-ok: meshsim check runs on real TCP, never in a simulation; dates exchanges for reading only
 }
@@ -55,6 +59,25 @@ impl ProxyLog {
             started: Some(std::time::Instant::now()), // wall-clock-ok: dates the timeline only
             ..ProxyLog::default()
         }
+    }
+
+    /// A stream is being relayed until the returned guard is dropped.
+    pub(super) fn stream_opened(&self) -> OpenStream {
+        self.open_streams.send_modify(|open| *open += 1);
+        OpenStream {
+            open_streams: Arc::clone(&self.open_streams),
+        }
+    }
+
+    /// Waits, up to `bound`, until no stream is being relayed: a program that exited has
+    /// closed its connections, but the proxy drops the runtime's side of a stream only
+    /// when its connection's task has read the close, and a runtime that ends a task with
+    /// its stream must have done so before the run is judged. Whether every stream closed.
+    pub async fn streams_closed(&self, bound: Duration) -> bool {
+        let mut open = self.open_streams.subscribe();
+        meshsim_time::timeout(bound, open.wait_for(|open| *open == 0))
+            .await
+            .is_ok_and(|closed| closed.is_ok())
     }
 
     pub(super) fn exchanged(&self, mut exchange: Exchange) {
@@ -113,10 +136,36 @@ impl ProxyLog {
     }
 }
 
+/// A stream the proxy is relaying; dropped after the runtime's side of it.
+pub(super) struct OpenStream {
+    open_streams: Arc<watch::Sender<usize>>,
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.open_streams
+            .send_modify(|open| *open = open.saturating_sub(1));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_run_is_judged_once_the_streams_it_relayed_are_closed() {
+        let log = ProxyLog::announced(None);
+        assert!(log.streams_closed(Duration::ZERO).await, "none opened");
+        let open = log.stream_opened();
+        assert!(
+            !log.streams_closed(Duration::from_millis(10)).await,
+            "one still open at the bound"
+        );
+        // Closed by another task while the run waits for it.
+        let closing = tokio::spawn(async move { drop(open) });
+        assert!(log.streams_closed(Duration::from_secs(60)).await);
+        closing.await.expect("the stream closes");
+    }
 
     #[test]
     fn the_faults_end_at_the_last_strike_or_held_answers_release() {

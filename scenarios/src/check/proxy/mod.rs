@@ -128,6 +128,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         counters.streams
     };
     let (parts, body) = response.into_parts();
+    let open = agent.log.stream_opened();
     let relay = StreamRelay {
         exchange: exchange("dropped by the program", true),
         strings: JsonStrings::default(),
@@ -139,6 +140,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         generation,
         body: body.into_data_stream(),
         state: RelayState::Open,
+        _open: open,
     };
     let events = futures_util::stream::unfold(relay, |mut relay| async move {
         relay.next().await.map(|item| (item, relay))

@@ -3,7 +3,7 @@
 
 use super::super::faults::Trigger;
 use super::agent::Agent;
-use super::exchange_log::Exchange;
+use super::exchange_log::{Exchange, OpenStream};
 use crate::lock::lock;
 use axum::body::Bytes;
 use futures_util::StreamExt;
@@ -33,6 +33,8 @@ pub(super) struct StreamRelay {
     pub(super) generation: watch::Receiver<u64>,
     pub(super) body: axum::body::BodyDataStream,
     pub(super) state: RelayState,
+    /// Declared after `body`, so dropped after the runtime's stream it holds.
+    pub(super) _open: OpenStream,
 }
 
 impl StreamRelay {
