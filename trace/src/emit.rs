@@ -290,19 +290,19 @@ impl TraceEvent<'_> {
             TraceEvent::Outcome { job, outcome } => match outcome {
                 JobOutcome::Completed { task, artifact } => tracing::info!(
                     target: CONSUMER_TARGET, artifact = artifact.as_ref(), event = "outcome",
-                    job = job.as_ref(), outcome = "completed", task = task.as_ref()
+                    job = job.as_ref(), outcome = outcome.name(), task = task.as_ref()
                 ),
                 JobOutcome::Failed { task, reason } => tracing::info!(
                     target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
-                    outcome = "failed", reason = reason.as_ref(), task = task.as_ref()
+                    outcome = outcome.name(), reason = reason.as_ref(), task = task.as_ref()
                 ),
                 JobOutcome::Canceled { task } => tracing::info!(
                     target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
-                    outcome = "canceled", task = task.as_ref()
+                    outcome = outcome.name(), task = task.as_ref()
                 ),
                 JobOutcome::GaveUp { reason } => tracing::info!(
                     target: CONSUMER_TARGET, event = "outcome", job = job.as_ref(),
-                    outcome = "gave-up", reason = reason.as_ref()
+                    outcome = outcome.name(), reason = reason.as_ref()
                 ),
             },
             TraceEvent::Note { note, value } => match value {

@@ -94,10 +94,17 @@ impl Evidence<'_> {
         millis(self.end)
     }
 
-    /// When `job`'s consumer had done all it did for the job: its outcome (traced, or its
-    /// program's exit), else the run's end. Dates an act of the job that nothing traced.
+    /// When `job`'s consumer had done all it did for the job, in milliseconds since the
+    /// start: its `outcome` trace line, or else its program's exit (`job_ends`), or else the
+    /// run's end. Dates an act of the job that nothing traced.
     pub(super) fn job_end_ms(&self, job: &str) -> u64 {
-        self.outcome_at(job).unwrap_or_else(|| self.end_ms())
+        self.consumer_lines()
+            .find_map(|line| match &line.event {
+                TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
+                _ => None,
+            })
+            .or_else(|| self.job_ends.get(job).copied().map(millis))
+            .unwrap_or_else(|| self.end_ms())
     }
 
     /// When the consumer applied `event` to `task` in `job`, from its `applied` trace line,
@@ -118,18 +125,6 @@ impl Evidence<'_> {
                     && applied.index == event.index
             })
             .map(|(micros, _)| micros / 1000)
-    }
-
-    /// When `job`'s consumer accepted its outcome, from its `outcome` trace line, or else
-    /// when it ended (`job_ends`), in milliseconds since the start; `None` when neither
-    /// says.
-    fn outcome_at(&self, job: &str) -> Option<u64> {
-        self.consumer_lines()
-            .find_map(|line| match &line.event {
-                TraceEvent::Outcome { job: traced, .. } if traced == job => Some(line.t_us / 1000),
-                _ => None,
-            })
-            .or_else(|| self.job_ends.get(job).copied().map(millis))
     }
 
     /// When the consumer that ran `job` learned that `field` of `peer`'s profile holds

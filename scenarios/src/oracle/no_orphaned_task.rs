@@ -1,9 +1,10 @@
 //! `no-orphaned-task`: no task a consumer knew of (its report names it, or it was sent its
 //! id: a check run's program, or a user's consumer in the simulation, where an id that
 //! reached a connection no job opened itself is charged to the first job on the task's
-//! host) is left live on its runtime; a cancel the peer refused is the peer's fault, when ground truth says the peer
-//! did refuse one (a reported refusal the runtime never made excuses nothing). Dated at the
-//! end of the job that left it (its traced outcome).
+//! host) is left live on its runtime; a cancel the peer refused is the peer's fault, when
+//! ground truth says the peer did refuse one (a reported refusal the runtime never made
+//! excuses nothing). Dated at the end of the job that left it (its traced outcome, or its
+//! program's exit).
 
 use super::evidence::Evidence;
 use super::verdict::{PeerFault, Violation, violation};
