@@ -123,6 +123,11 @@ impl Request {
 pub struct RpcRequest {
     pub id: RequestId,
     pub request: Request,
+    /// v1.0's `tenant`, sent in every request's params: the routing identifier of the Card
+    /// interface the client chose, which it must send exactly when that interface declares
+    /// one. v0.1 and v0.3 have no such field (their codecs list it as a loss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
 }
 
 /// What a successful call returns. A streaming call returns one `Event` per SSE line.

@@ -1,6 +1,6 @@
 //! The Agent Card a personality serves: its claims, spelled for one dialect.
 
-use crate::personality::{Bindings, Personality};
+use crate::personality::Personality;
 use meshsim_protocol::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Binding, Dialect,
 };
@@ -16,7 +16,7 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
         name: claims.name.clone(),
         description: Some(claims.description.clone()),
         version: claims.version.clone(),
-        interfaces: interfaces(personality.bindings, dialect, url),
+        interfaces: interfaces(personality, dialect, url),
         capabilities: AgentCapabilities {
             streaming: Some(claims.streaming),
             push_notifications: Some(claims.push_notifications),
@@ -44,11 +44,13 @@ pub fn agent_card(personality: &Personality, dialect: Dialect, url: &str) -> Age
     }
 }
 
-/// An interface per binding served ([`Bindings::served`]), JSON-RPC first (clients take the
+/// An interface per binding served ([`Bindings::served`](crate::personality::Bindings::served)), JSON-RPC first (clients take the
 /// first they speak): JSON-RPC at `url`, HTTP+JSON at the base its routes hang off (`url`
-/// without its trailing slash, as clients append `/message:send` and the like).
-fn interfaces(bindings: Bindings, dialect: Dialect, url: &str) -> Vec<AgentInterface> {
-    bindings
+/// without its trailing slash, as clients append `/message:send` and the like), each with
+/// the personality's tenant in v1.0.
+fn interfaces(personality: &Personality, dialect: Dialect, url: &str) -> Vec<AgentInterface> {
+    personality
+        .bindings
         .served(dialect)
         .into_iter()
         .map(|binding| AgentInterface {
@@ -58,6 +60,15 @@ fn interfaces(bindings: Bindings, dialect: Dialect, url: &str) -> Vec<AgentInter
             },
             protocol_binding: binding.name().to_string(),
             protocol_version: dialect.protocol_version().map(str::to_string),
+            tenant: tenant(personality, dialect).map(str::to_string),
         })
         .collect()
+}
+
+/// The tenant requests must carry: the personality's, in v1.0 (the only dialect with one).
+pub(crate) fn tenant(personality: &Personality, dialect: Dialect) -> Option<&str> {
+    personality
+        .tenant
+        .as_deref()
+        .filter(|_| dialect == Dialect::V1_0)
 }

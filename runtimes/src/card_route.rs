@@ -118,6 +118,7 @@ fn every_interface(host: &Host, url: &str) -> Option<serde_json::Value> {
         url: url.to_string(),
         protocol_binding: "JSONRPC".to_string(),
         protocol_version: Some("0.3".to_string()),
+        tenant: None,
     });
     let encoded = host.dialect.codec().encode_card(&card).ok()?;
     encoded.value.get("supportedInterfaces").cloned()

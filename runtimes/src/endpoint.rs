@@ -112,9 +112,34 @@ fn read(
         );
         return Err((id, None, error));
     };
-    codec
+    let request = codec
         .read_request(&json)
-        .map_err(|problem| (id, Some(method), invalid(problem)))
+        .map_err(|problem| (id, Some(method), invalid(problem)))?;
+    check_tenant(host, dialect, &request)
+        .map_err(|error| (request.id.clone(), Some(method), error))?;
+    Ok(request)
+}
+
+/// A v1.0 runtime with a tenant serves only requests that carry it (its Card's interfaces
+/// declare it, and clients must send it in every request); any other reaches no agent here.
+fn check_tenant(host: &Host, dialect: Dialect, request: &RpcRequest) -> Result<(), RpcError> {
+    let Some(tenant) = card::tenant(&host.personality, dialect) else {
+        return Ok(());
+    };
+    if request.tenant.as_deref() == Some(tenant) {
+        return Ok(());
+    }
+    let named = match &request.tenant {
+        Some(other) => format!("named tenant `{other}`"),
+        None => "named no tenant".to_string(),
+    };
+    Err(RpcError::new(
+        ErrorCode::InvalidParams,
+        format!(
+            "params.tenant: this agent is tenant `{tenant}`, as its Card's interfaces say, \
+             and the request {named}"
+        ),
+    ))
 }
 
 /// The `A2A-Version` rules a request meets over either binding: the major-version rule every

@@ -7,6 +7,7 @@
 //! real TCP.
 
 use crate::behaviour::{Behaviour, Knobs};
+use crate::card;
 use crate::personality::Personality;
 use crate::routes::routes;
 use crate::store::Host;
@@ -95,6 +96,8 @@ impl Runtime {
             Arc::clone(&self.behaviour),
             self.max_tasks,
         );
-        routes(self.dialect, self.personality.bindings.served(self.dialect)).with_state(host)
+        let served = self.personality.bindings.served(self.dialect);
+        let tenant = card::tenant(&self.personality, self.dialect).map(str::to_string);
+        routes(self.dialect, served, tenant).with_state(host)
     }
 }

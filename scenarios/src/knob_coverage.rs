@@ -128,6 +128,7 @@ pub const KNOBS: &[(&str, KnobKind)] = &[
     ("sidecar", KnobKind::Enumerated(&["absent", "present"])),
     ("sidecar.route_timeout_ms", KnobKind::Numeric),
     ("sidecar.idle_timeout_ms", KnobKind::Numeric),
+    ("tenant", KnobKind::Enumerated(&["absent", "present"])),
 ];
 
 /// Each knob's value(s) in `personality`, as (knob, value) pairs; `duplicate_states` gives
@@ -183,6 +184,7 @@ pub fn knob_values(personality: &Personality) -> Vec<(&'static str, String)> {
         check_content_type,
         bindings,
         sidecar,
+        tenant,
     } = personality;
     let mut values = vec![
         ("card.version", version.clone()),
@@ -217,6 +219,15 @@ pub fn knob_values(personality: &Personality) -> Vec<(&'static str, String)> {
         ("check_input_modes", label(check_input_modes)),
         ("check_content_type", label(check_content_type)),
         ("bindings", label(bindings)),
+        (
+            "tenant",
+            if tenant.is_some() {
+                "present"
+            } else {
+                "absent"
+            }
+            .to_string(),
+        ),
     ];
     let (mode, after_ms) = match reaping {
         Reaping::Never => ("never", None),

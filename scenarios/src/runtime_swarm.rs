@@ -53,6 +53,10 @@ const ROUTE_TIMEOUT_MS: [u64; 4] = [5_000, 15_000, 30_000, 60_000];
 /// Sidecar stream idle timeouts (Envoy's default is 5 min; meshes often set seconds).
 const IDLE_TIMEOUT_MS: [u64; 5] = [2_000, 5_000, 15_000, 30_000, 60_000];
 
+/// Tenants a v1.0 runtime behind a shared endpoint may have: plain, with a dot and a
+/// digit, with the unreserved `~` a client must not escape.
+const TENANTS: [&str; 3] = ["acme", "eu-west.1", "team~7"];
+
 /// The errors real runtimes answer a message or subscribe to a terminal task with.
 pub const TERMINAL_ERRORS: [ErrorCode; 5] = [
     ErrorCode::UnsupportedOperation,
@@ -208,6 +212,10 @@ pub fn draw(run_seed: Seed) -> Personality {
             })
         },
         bindings: draw_bindings(&mut knob("bindings"), v0_3_compat),
+        tenant: {
+            let mut rng = knob("tenant");
+            chance(&mut rng, 25).then(|| pick_uniform(&mut rng, &TENANTS).to_string())
+        },
         name,
     }
 }

@@ -781,3 +781,49 @@ fn a_check_stopped_by_a_signal_kills_the_programs_it_started() {
     assert!(!alive, "the program {program} outlived check");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The two personalities that are one tenant of a shared endpoint (over both bindings, and
+/// over HTTP+JSON alone), on the origin incident.
+fn tenant_args() -> Vec<&'static str> {
+    vec![
+        "--scenario",
+        "origin-incident",
+        "--seeds",
+        "1",
+        "--runtime",
+        "tests/personalities/one-tenant-of-a-shared-endpoint.json",
+        "--runtime",
+        "tests/personalities/one-tenant-over-http-json-only.json",
+    ]
+}
+
+/// A client must send the tenant of the Card interface it chose in every request. Both
+/// SDKs' clients do (the reconciling examples hold against runtimes that refuse any other
+/// request), and a program whose client drops it is told: its calls reach no agent, and the
+/// job's give-up breaks `liveness`.
+#[test]
+fn the_sdk_clients_send_the_cards_tenant_and_a_program_that_drops_it_is_told() {
+    let Some(()) = install(&[Sdk::Python, Sdk::Js]) else {
+        return;
+    };
+    let reconciling_python = [python(), "examples/consumers/python/reconciling.py".into()];
+    let reconciling_js = [
+        "node".into(),
+        "examples/consumers/js/reconciling.mjs".into(),
+    ];
+    for program in [reconciling_python, reconciling_js] {
+        let program: Vec<&str> = program.iter().map(String::as_str).collect();
+        let (code, runs, summary) = check(&tenant_args(), &program);
+        assert_eq!(code, 0, "{program:?}: {runs:#?}");
+        assert_eq!(summary["summary"]["holds"], 2, "{program:?}");
+    }
+    let (code, runs, _) = check(
+        &tenant_args(),
+        &[&python(), "tests/interop/programs/drops_the_tenant.py"],
+    );
+    assert_eq!(code, 1, "{runs:#?}");
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    for run in &runs {
+        assert!(invariants(run).contains("liveness"), "{run:#}");
+    }
+}

@@ -11,3 +11,4 @@ mod http_json;
 mod oracle_sensitivity;
 mod reconciling_sweep;
 mod swarm_findings;
+mod tenant;

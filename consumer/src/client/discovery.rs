@@ -27,7 +27,7 @@ impl<C: Connector> A2aClient<C> {
             let url = http::under(&base_uri, path)?;
             match fetch_card(&connector, &url, &config).await {
                 Ok((card, dialect)) => {
-                    let (binding, endpoint) =
+                    let (binding, endpoint, tenant) =
                         chosen_interface(&card, dialect).map_err(|problem| {
                             ClientError::NoCard {
                                 base: base.to_string(),
@@ -49,6 +49,7 @@ impl<C: Connector> A2aClient<C> {
                         dialect,
                         binding,
                         endpoint,
+                        tenant,
                         next_id: AtomicI64::new(1),
                     });
                 }
@@ -95,10 +96,14 @@ async fn fetch_card<C: Connector>(
 }
 
 /// The first interface whose binding the client speaks in `dialect`, at an absolute http
-/// URL, with that URL; otherwise why the Card offers none (the client never guesses an
-/// endpoint the Card does not name: the specification's section 8.3.2 has clients use the
-/// URL given for the transport they chose).
-fn chosen_interface(card: &AgentCard, dialect: Dialect) -> Result<(Binding, Uri), String> {
+/// URL, with that URL and the tenant it declares; otherwise why the Card offers none (the
+/// client never guesses an endpoint the Card does not name: the specification's section
+/// 8.3.2 has clients use the URL given for the transport they chose, and send the tenant
+/// that interface declares in every request).
+fn chosen_interface(
+    card: &AgentCard,
+    dialect: Dialect,
+) -> Result<(Binding, Uri, Option<String>), String> {
     let mut passed_over = Vec::new();
     for interface in &card.interfaces {
         let named = format!("{} at `{}`", interface.protocol_binding, interface.url);
@@ -111,7 +116,7 @@ fn chosen_interface(card: &AgentCard, dialect: Dialect) -> Result<(Binding, Uri)
             continue;
         };
         match parse_http_uri(&interface.url) {
-            Ok(url) => return Ok((binding, url)),
+            Ok(url) => return Ok((binding, url, interface.tenant.clone())),
             Err(error) => passed_over.push(format!("{named}: {error}")),
         }
     }
@@ -177,7 +182,8 @@ mod tests {
     }
 
     #[test]
-    fn the_endpoint_is_the_first_reachable_interface_the_card_names_and_never_a_guess() {
+    fn the_endpoint_is_the_first_reachable_interface_the_card_names_with_its_tenant_and_never_a_guess()
+     {
         let card = |interfaces: &[(&str, &str)]| AgentCard {
             name: "agent".to_string(),
             description: None,
@@ -188,6 +194,7 @@ mod tests {
                     url: url.to_string(),
                     protocol_binding: binding.to_string(),
                     protocol_version: Some("1.0".to_string()),
+                    tenant: Some(format!("{}-tenant", binding.to_lowercase())),
                 })
                 .collect(),
             capabilities: Default::default(),
@@ -206,8 +213,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (chosen.0, chosen.1.to_string()),
-            (Binding::JsonRpc, "http://agent:9000/rpc".to_string())
+            (chosen.0, chosen.1.to_string(), chosen.2.as_deref()),
+            (
+                Binding::JsonRpc,
+                "http://agent:9000/rpc".to_string(),
+                Some("jsonrpc-tenant")
+            )
         );
         for (interfaces, expected) in [
             (

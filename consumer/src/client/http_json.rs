@@ -41,8 +41,23 @@ pub(super) fn request(
 }
 
 /// The proto's `google.api.http` route of each method: its HTTP method, its path and query,
-/// and its body (`body: "*"`: the whole request message).
+/// and its body (`body: "*"`: the whole request message but the fields the path carries).
+/// A request with a `tenant` takes the route under `/{tenant}`, as the proto's bindings
+/// give it.
 fn route(
+    method: Method,
+    mut params: Map<String, Value>,
+) -> Result<(HttpMethod, String, Option<Value>), ClientError> {
+    let tenant = match params.remove("tenant") {
+        Some(Value::String(tenant)) => format!("/{}", utf8_percent_encode(&tenant, ESCAPED)),
+        _ => String::new(),
+    };
+    let (verb, path, body) = tenantless_route(method, params)?;
+    Ok((verb, format!("{tenant}{path}"), body))
+}
+
+/// [`route`] for a request without a tenant.
+fn tenantless_route(
     method: Method,
     mut params: Map<String, Value>,
 ) -> Result<(HttpMethod, String, Option<Value>), ClientError> {
@@ -210,6 +225,26 @@ mod tests {
             routed(Method::SubscribeToTask, json!({"id": "t-1"})),
             ("GET".into(), "/tasks/t-1:subscribe".into(), false)
         );
+    }
+
+    #[test]
+    fn a_tenant_is_the_first_segment_of_the_path_and_nowhere_else() {
+        let (verb, path, body) = route(
+            Method::SendMessage,
+            params(json!({"tenant": "acme", "message": {"messageId": "m"}})),
+        )
+        .unwrap();
+        assert_eq!(
+            (verb, path.as_str()),
+            (HttpMethod::POST, "/acme/message:send")
+        );
+        assert_eq!(body, Some(json!({"message": {"messageId": "m"}})));
+        let (_, path, _) = route(
+            Method::GetTask,
+            params(json!({"tenant": "a b", "id": "t-1", "historyLength": 2})),
+        )
+        .unwrap();
+        assert_eq!(path, "/a%20b/tasks/t-1?historyLength=2");
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub struct A2aClient<C> {
     dialect: Dialect,
     binding: Binding,
     endpoint: Uri,
+    /// The chosen interface's tenant, sent in every request (v1.0).
+    tenant: Option<String>,
     next_id: AtomicI64,
 }
 
@@ -117,6 +119,12 @@ impl<C: Connector> A2aClient<C> {
     /// routes.
     pub fn endpoint(&self) -> &Uri {
         &self.endpoint
+    }
+
+    /// The tenant the chosen interface declares, which every request carries (JSON-RPC in
+    /// its params, HTTP+JSON as the first segment of its path).
+    pub fn tenant(&self) -> Option<&str> {
+        self.tenant.as_deref()
     }
 
     /// The lifecycle profile key of this peer: the endpoint's host and the Card's version.
@@ -241,7 +249,11 @@ impl<C: Connector> A2aClient<C> {
         let encoded = self
             .dialect
             .codec()
-            .encode_request(&RpcRequest { id, request })
+            .encode_request(&RpcRequest {
+                id,
+                request,
+                tenant: self.tenant.clone(),
+            })
             .map_err(ClientError::Encode)?;
         for loss in &encoded.losses {
             TraceEvent::EncodeLoss {

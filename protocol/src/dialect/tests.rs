@@ -96,12 +96,15 @@ fn card(dialect: Dialect) -> AgentCard {
         url: "http://agent:8080/".to_string(),
         protocol_binding: "JSONRPC".to_string(),
         protocol_version: dialect.protocol_version().map(str::to_string),
+        tenant: None,
     }];
     if dialect != Dialect::V0_1 {
         interfaces.push(AgentInterface {
             url: "http://agent:8081/".to_string(),
             protocol_binding: "HTTP+JSON".to_string(),
             protocol_version: dialect.protocol_version().map(str::to_string),
+            // Only v1.0 interfaces name a tenant.
+            tenant: (dialect == Dialect::V1_0).then(|| "acme".to_string()),
         });
     }
     AgentCard {
@@ -187,6 +190,8 @@ fn requests(dialect: Dialect) -> Vec<RpcRequest> {
                 RequestId::String(format!("r{n}"))
             },
             request,
+            // Only v1.0 requests carry a tenant; every other one of them does.
+            tenant: (dialect == Dialect::V1_0 && n % 2 == 1).then(|| "acme".to_string()),
         })
         .collect()
 }
@@ -270,6 +275,40 @@ fn responses(dialect: Dialect) -> Vec<(Method, RpcResponse)> {
         ));
     }
     responses
+}
+
+#[test]
+fn a_tenant_is_a_field_of_every_v1_0_request_and_a_loss_before_it() {
+    let get = RpcRequest {
+        id: RequestId::Number(7),
+        request: Request::GetTask(GetTaskParams {
+            id: "t-1".to_string(),
+            history_length: None,
+        }),
+        tenant: Some("acme".to_string()),
+    };
+    let encoded = Dialect::V1_0.codec().encode_request(&get).unwrap();
+    assert_eq!(
+        encoded.value["params"],
+        serde_json::json!({"id": "t-1", "tenant": "acme"})
+    );
+    // An empty tenant is the proto's default: none.
+    let mut unset = encoded.value.clone();
+    unset["params"]["tenant"] = "".into();
+    assert_eq!(
+        Dialect::V1_0.codec().decode_request(&unset).unwrap().tenant,
+        None
+    );
+    for dialect in [Dialect::V0_1, Dialect::V0_3] {
+        let encoded = dialect.codec().encode_request(&get).unwrap();
+        let lost: Vec<&str> = encoded
+            .losses
+            .iter()
+            .map(|loss| loss.field.as_str())
+            .collect();
+        assert_eq!(lost, ["tenant"], "{dialect}");
+        assert_eq!(encoded.value["params"].get("tenant"), None, "{dialect}");
+    }
 }
 
 #[test]
@@ -410,6 +449,7 @@ fn what_a_dialect_cannot_say_is_an_error_or_a_named_loss() {
     let list = RpcRequest {
         id: RequestId::Number(1),
         request: Request::ListTasks(ListTasksParams::default()),
+        tenant: None,
     };
     assert!(v01.encode_request(&list).is_err());
     assert!(Dialect::V0_3.codec().encode_request(&list).is_err());
@@ -422,6 +462,7 @@ fn what_a_dialect_cannot_say_is_an_error_or_a_named_loss() {
             configuration: None,
             metadata: None,
         }),
+        tenant: None,
     };
     assert!(
         v01.encode_request(&send)

@@ -21,6 +21,10 @@ pub struct AgentInterface {
     pub protocol_binding: String,
     /// The A2A protocol version served there, e.g. `1.0` or `0.3.0`; absent in v0.1.
     pub protocol_version: Option<String>,
+    /// v1.0's routing identifier for an agent behind a shared endpoint: a client that
+    /// chooses this interface sends it in every request (absent when empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
 }
 
 /// A capability the agent offers.

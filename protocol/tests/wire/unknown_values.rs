@@ -165,6 +165,7 @@ fn list_tasks_status_filter_reads_as_a_proto3_reader_that_ignores_unknown_fields
             status: Some(TaskState::Unknown),
             ..Default::default()
         }),
+        tenant: None,
     };
     assert!(Dialect::V1_0.codec().encode_request(&unknown).is_err());
 }

@@ -128,6 +128,18 @@ impl Personality {
                 }
             }
         }
+        if let Some(tenant) = &self.tenant {
+            let unreserved = |c: char| c.is_ascii_alphanumeric() || "-._~".contains(c);
+            if tenant.is_empty() || tenant.len() > 64 || !tenant.chars().all(unreserved) {
+                return Err(field(
+                    "tenant",
+                    format!(
+                        "{tenant:?} is not 1 to 64 of the characters a path segment carries as \
+                         they are (letters, digits, `-`, `.`, `_`, `~`); omit it for none"
+                    ),
+                ));
+            }
+        }
         if self.v0_3_compat && self.bindings == Bindings::HttpJson {
             return Err(field(
                 "bindings",
@@ -206,6 +218,23 @@ mod tests {
         let error = Personality::from_json(r#"{"work": {"min_ms": 9, "max_ms": 3}}"#, "w.json")
             .unwrap_err();
         assert!(error.to_string().contains("work.max_ms"), "{error}");
+    }
+
+    #[test]
+    fn a_tenant_must_be_a_plain_path_segment() {
+        let tenant = |value: &str| {
+            Personality::from_json(&format!(r#"{{"tenant": {value}}}"#), "t.json")
+                .map(|personality| personality.tenant)
+        };
+        assert_eq!(tenant(r#""acme-eu.1""#).unwrap(), Some("acme-eu.1".into()));
+        let too_long = format!("\"{}\"", "x".repeat(65));
+        for bad in [r#""""#, r#""a/b""#, r#""a b""#, too_long.as_str()] {
+            let error = tenant(bad).unwrap_err().to_string();
+            assert!(
+                error.contains("tenant") && error.contains("path segment"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -95,6 +95,12 @@ pub struct Personality {
     /// An Envoy-like sidecar the runtime is deployed behind (its route and idle timeouts);
     /// none when absent. Runs put it in front of the runtime, and so does `meshsim serve`.
     pub sidecar: Option<Sidecar>,
+    /// v1.0 only: the tenant of an agent served behind an endpoint shared by several. Its
+    /// Card's interfaces declare it, and a request that does not carry it (JSON-RPC in
+    /// `params.tenant`, HTTP+JSON as its path's first segment) reaches no agent: JSON-RPC
+    /// answers -32602 and HTTP+JSON's unprefixed routes do not exist (404). None when
+    /// absent.
+    pub tenant: Option<String>,
 }
 
 impl Default for Personality {
@@ -127,6 +133,7 @@ impl Default for Personality {
             check_content_type: false,
             bindings: Bindings::Both,
             sidecar: None,
+            tenant: None,
         }
     }
 }

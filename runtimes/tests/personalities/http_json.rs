@@ -45,6 +45,7 @@ fn http_request(
         .encode_request(&RpcRequest {
             id: RequestId::Number(1),
             request: request.clone(),
+            tenant: None,
         })
         .expect("encodes")
         .value;

@@ -24,4 +24,5 @@ mod served_shapes;
 mod sidecar;
 mod simulated;
 mod tck_conventions;
+mod tenant_knob;
 mod unknown_values;

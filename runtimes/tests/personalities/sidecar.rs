@@ -183,6 +183,7 @@ async fn route_timeout_before_the_answer_is_a_504() {
         .encode_request(&meshsim_protocol::RpcRequest {
             id: meshsim_protocol::RequestId::Number(1),
             request: meshsim_protocol::Request::SendMessage(client.message("slow", None)),
+            tenant: None,
         })
         .unwrap();
     let response = client.post_raw(encoded.value.to_string()).await;

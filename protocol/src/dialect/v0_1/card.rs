@@ -12,6 +12,7 @@ pub(super) fn encode(card: &AgentCard) -> Result<Encoded<Value>, EncodeError> {
     let mut enc = Enc::new(D);
     let primary = enc.need(card.interfaces.first(), "interface (the card's `url`)")?;
     enc.lose_if(card.interfaces.len() > 1, "interfaces");
+    enc.lose_if(primary.tenant.is_some(), "interfaces.tenant");
     enc.lose_if(
         primary.protocol_version.is_some(),
         "interfaces.protocol_version",
@@ -93,6 +94,7 @@ pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
             url: card.str("url")?,
             protocol_binding: "JSONRPC".to_string(),
             protocol_version: None,
+            tenant: None,
         }],
         capabilities,
         default_input_modes: card.strings("defaultInputModes")?,

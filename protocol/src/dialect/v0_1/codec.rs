@@ -33,6 +33,7 @@ impl Codec for V0_1 {
 
     fn encode_request(&self, request: &RpcRequest) -> Result<Encoded<Value>, EncodeError> {
         let mut enc = Enc::new(D);
+        enc.lose_if(request.tenant.is_some(), "tenant");
         let params = match &request.request {
             Request::SendMessage(params) | Request::SendStreamingMessage(params) => {
                 send_params(&mut enc, params)?
@@ -81,6 +82,7 @@ impl Codec for V0_1 {
         Ok(RpcRequest {
             id: raw.id,
             request,
+            tenant: None,
         })
     }
 

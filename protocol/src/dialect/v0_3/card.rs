@@ -15,6 +15,12 @@ pub(super) fn encode(card: &AgentCard) -> Result<Encoded<Value>, EncodeError> {
         primary.protocol_version.as_deref(),
         "interfaces[0].protocol_version",
     )?;
+    enc.lose_if(
+        card.interfaces
+            .iter()
+            .any(|interface| interface.tenant.is_some()),
+        "interfaces.tenant",
+    );
     let additional = card.interfaces[1..]
         .iter()
         .map(|interface| {
@@ -84,6 +90,7 @@ pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
             .opt_str("preferredTransport")?
             .unwrap_or_else(|| "JSONRPC".to_string()),
         protocol_version: protocol_version.clone(),
+        tenant: None,
     }];
     interfaces.extend(card.opt_array("additionalInterfaces", |value, path| {
         let interface = card.nested(value, path)?;
@@ -91,6 +98,7 @@ pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
             url: interface.str("url")?,
             protocol_binding: interface.str("transport")?,
             protocol_version: protocol_version.clone(),
+            tenant: None,
         })
     })?);
     let capabilities = match card.opt_obj("capabilities")? {

@@ -36,6 +36,7 @@ impl Codec for V0_3 {
 
     fn encode_request(&self, request: &RpcRequest) -> Result<Encoded<Value>, EncodeError> {
         let mut enc = Enc::new(D);
+        enc.lose_if(request.tenant.is_some(), "tenant");
         let params = match &request.request {
             Request::SendMessage(params) | Request::SendStreamingMessage(params) => {
                 send_params(&mut enc, params)?
@@ -84,6 +85,7 @@ impl Codec for V0_3 {
         Ok(RpcRequest {
             id: raw.id,
             request,
+            tenant: None,
         })
     }
 

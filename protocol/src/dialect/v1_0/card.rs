@@ -21,6 +21,7 @@ pub(super) fn encode(card: &AgentCard) -> Result<Encoded<Value>, EncodeError> {
                 .put("url", interface.url.as_str())
                 .put("protocolBinding", interface.protocol_binding.as_str())
                 .put_opt("protocolVersion", interface.protocol_version.clone())
+                .put_opt("tenant", interface.tenant.clone())
                 .build()
         })
         .collect::<Vec<_>>();
@@ -87,6 +88,9 @@ pub(super) fn decode(json: &Json<'_>) -> Result<AgentCard, DecodeError> {
                 url: interface.str("url")?,
                 protocol_binding: interface.str("protocolBinding")?,
                 protocol_version: interface.opt_str("protocolVersion")?,
+                tenant: interface
+                    .opt_str("tenant")?
+                    .filter(|tenant| !tenant.is_empty()),
             })
         })?,
         capabilities,

@@ -67,6 +67,7 @@ impl Codec for V1_0 {
                 .put_opt("includeArtifacts", params.include_artifacts)
                 .build(),
         };
+        let params = with_tenant(params, request.tenant.as_deref());
         let method = method_name(request.request.method());
         Ok(Encoded {
             value: envelope::request(&request.id, method, params),
@@ -112,6 +113,9 @@ impl Codec for V1_0 {
         Ok(RpcRequest {
             id: raw.id,
             request,
+            tenant: params
+                .opt_str("tenant")?
+                .filter(|tenant| !tenant.is_empty()),
         })
     }
 
@@ -148,6 +152,14 @@ impl Codec for V1_0 {
     fn read_card(&self, json: &Json<'_>) -> Result<AgentCard, DecodeError> {
         card::decode(json)
     }
+}
+
+/// `params` with the request's `tenant` (the same field of every v1.0 request message).
+fn with_tenant(mut params: Value, tenant: Option<&str>) -> Value {
+    if let (Value::Object(fields), Some(tenant)) = (&mut params, tenant) {
+        fields.insert("tenant".to_string(), Value::from(tenant));
+    }
+    params
 }
 
 /// Every method has a v1.0 name.

@@ -373,9 +373,25 @@ pub fn request(dialect: Dialect) -> Bs<RpcRequest> {
             );
         requests.push(list.boxed());
     }
-    (request_id(), proptest::strategy::Union::new(requests))
-        .prop_map(|(id, request)| RpcRequest { id, request })
+    (
+        request_id(),
+        proptest::strategy::Union::new(requests),
+        tenant(dialect),
+    )
+        .prop_map(|(id, request, tenant)| RpcRequest {
+            id,
+            request,
+            tenant,
+        })
         .boxed()
+}
+
+/// A tenant, which only v1.0 requests and interfaces carry (an empty one is none).
+fn tenant(dialect: Dialect) -> Bs<Option<String>> {
+    match dialect {
+        Dialect::V1_0 => option::of(id()).boxed(),
+        _ => Just(None).boxed(),
+    }
 }
 
 fn error(dialect: Dialect) -> Bs<RpcError> {
@@ -455,6 +471,7 @@ pub fn card(dialect: Dialect) -> Bs<AgentCard> {
                     url,
                     protocol_binding: "JSONRPC".to_string(),
                     protocol_version: None,
+                    tenant: None,
                 }]
             })
             .boxed(),
@@ -466,22 +483,29 @@ pub fn card(dialect: Dialect) -> Bs<AgentCard> {
                         url,
                         protocol_binding: binding,
                         protocol_version: Some(version.clone()),
+                        tenant: None,
                     })
                     .collect()
             })
             .boxed(),
-        Dialect::V1_0 => vec((id(), text(), option::of(text())), 1..4)
-            .prop_map(|interfaces| {
-                interfaces
-                    .into_iter()
-                    .map(|(url, protocol_binding, protocol_version)| AgentInterface {
+        Dialect::V1_0 => vec(
+            (id(), text(), option::of(text()), tenant(Dialect::V1_0)),
+            1..4,
+        )
+        .prop_map(|interfaces| {
+            interfaces
+                .into_iter()
+                .map(
+                    |(url, protocol_binding, protocol_version, tenant)| AgentInterface {
                         url,
                         protocol_binding,
                         protocol_version,
-                    })
-                    .collect()
-            })
-            .boxed(),
+                        tenant,
+                    },
+                )
+                .collect()
+        })
+        .boxed(),
     };
     let required_text = match dialect {
         Dialect::V0_3 => text().prop_map(Some).boxed(),

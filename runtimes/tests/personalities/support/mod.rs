@@ -296,7 +296,11 @@ impl Client {
         let encoded = self
             .dialect
             .codec()
-            .encode_request(&RpcRequest { id, request })
+            .encode_request(&RpcRequest {
+                id,
+                request,
+                tenant: None,
+            })
             .expect("request encodes");
         let response = self.post_raw(encoded.value.to_string()).await;
         assert_eq!(response.status(), 200);

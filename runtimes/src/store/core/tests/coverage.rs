@@ -94,6 +94,13 @@ fn cases() -> Vec<(&'static str, Case)> {
                 "the sidecar in front of the runtime (sidecar.rs; tests/personalities/sidecar.rs)",
             ),
         ),
+        (
+            "tenant",
+            Elsewhere(
+                "the Card, the endpoint's check and the HTTP+JSON routes' prefix (card.rs, \
+                 endpoint.rs, routes.rs; tests/personalities/tenant_knob.rs)",
+            ),
+        ),
     ]
 }
 
