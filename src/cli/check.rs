@@ -17,7 +17,7 @@ use clap::Args;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::check::AnnounceRun;
 use meshsim_scenarios::check::{
-    CheckResult, CheckSweep, CheckTally, CheckVerdict, Program, SweepStopped, timeline,
+    CheckResult, CheckSweep, CheckTally, CheckVerdict, Exchange, Program, SweepStopped, timeline,
 };
 use meshsim_scenarios::{CoverageSummary, RuntimeChoice, Scenario, without_repeats};
 use meshsim_scenarios::{DEFAULT_SEEDS, default_threads};
@@ -299,12 +299,38 @@ fn run_json(result: &CheckResult, personality_file: Option<&Path>) -> serde_json
         "repetition": spec.repetition,
         "verdict": result.verdict.name(),
         "violations": result.violations,
+        "refusals": result
+            .refused()
+            .map(|exchange| json!({"call": exchange.call_line(), "error": exchange.refusal}))
+            .collect::<Vec<_>>(),
         "programs": result.jobs,
         "no_faults": !spec.strike_faults,
         "faults": result.strikes,
         "elapsed_ms": result.elapsed_ms,
         "rerun": spec.rerun_command(),
     })
+}
+
+/// A run's refused calls, each with how many later ones met the same refusal of the same
+/// route in the same job, in the order each first was.
+fn refusals_grouped(result: &CheckResult) -> Vec<(&Exchange, usize)> {
+    let mut groups: Vec<(&Exchange, usize)> = Vec::new();
+    for exchange in result.refused() {
+        let same = |first: &&Exchange| {
+            (&first.job, &first.method, &first.path, &first.refusal)
+                == (
+                    &exchange.job,
+                    &exchange.method,
+                    &exchange.path,
+                    &exchange.refusal,
+                )
+        };
+        match groups.iter_mut().find(|(first, _)| same(first)) {
+            Some((_, alike)) => *alike += 1,
+            None => groups.push((exchange, 0)),
+        }
+    }
+    groups
 }
 
 /// A run that did not hold, in words.
@@ -324,6 +350,14 @@ fn run_text(result: &CheckResult, personality_file: Option<&Path>) -> String {
     }
     for problem in result.problems() {
         let _ = writeln!(text, "   {problem}");
+    }
+    for (first, alike) in refusals_grouped(result) {
+        let more = match alike {
+            0 => String::new(),
+            n => format!(" (and {n} more alike)"),
+        };
+        let error = first.refusal.as_deref().unwrap_or_default();
+        let _ = writeln!(text, "   refused: {}{more}: {error}", first.call_line());
     }
     if let Some(path) = personality_file {
         let _ = writeln!(

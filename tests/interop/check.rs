@@ -823,7 +823,23 @@ fn the_sdk_clients_send_the_cards_tenant_and_a_program_that_drops_it_is_told() {
     );
     assert_eq!(code, 1, "{runs:#?}");
     assert_eq!(runs.len(), 2, "{runs:#?}");
+    // The calls' refusals say why: JSON-RPC's names the tenant, HTTP+JSON's unprefixed
+    // routes are no routes.
     for run in &runs {
         assert!(invariants(run).contains("liveness"), "{run:#}");
+        let refusals = run["refusals"].as_array().expect("a list");
+        let expected = match run["runtime"].as_str().unwrap() {
+            "tests/personalities/one-tenant-of-a-shared-endpoint.json" => {
+                "-32602 params.tenant: this agent is tenant `acme`"
+            }
+            _ => "HTTP 404",
+        };
+        assert!(
+            !refusals.is_empty()
+                && refusals
+                    .iter()
+                    .all(|refusal| refusal["error"].as_str().unwrap().contains(expected)),
+            "{run:#}"
+        );
     }
 }

@@ -155,6 +155,15 @@ impl CheckResult {
         }
     }
 
+    /// The calls an agent answered with an error, in the order their relays ended. Not a
+    /// problem in itself (a reconciling consumer meets -32001 for a reaped task), but where
+    /// a job gave up they often say why.
+    pub fn refused(&self) -> impl Iterator<Item = &Exchange> {
+        self.exchanges
+            .iter()
+            .filter(|exchange| exchange.refusal.is_some())
+    }
+
     /// One line per problem: programs that failed, reports that break the contract, and
     /// the oracle's violations.
     pub fn problems(&self) -> Vec<String> {

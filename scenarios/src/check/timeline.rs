@@ -61,10 +61,10 @@ pub fn render(result: &CheckResult) -> String {
                 .unwrap_or_default(),
             esc(&exchange.method),
             esc(&exchange.path),
-            if exchange.streamed {
-                "stream"
-            } else {
-                "answer"
+            match (&exchange.refusal, exchange.streamed) {
+                (Some(refusal), _) => format!("<span class=\"bad\">{}</span>", esc(refusal)),
+                (None, true) => "stream".to_string(),
+                (None, false) => "answer".to_string(),
             },
             exchange.events,
             esc(&exchange.end)

@@ -29,9 +29,48 @@ pub struct Exchange {
     /// How the relay ended: `answered`, `stream ended`, `cut`, `reset`, `dropped by the
     /// program`, `runtime restarted`, or `no instance`.
     pub end: String,
+    /// The error a plain answer carried (a JSON-RPC error, or an HTTP status other than 200),
+    /// in words; none for a success or a stream.
+    pub refusal: Option<String>,
     /// Milliseconds since the run started, when the relay ended (for reading, not
     /// comparing: it depends on the machine).
     pub at_ms: u64,
+}
+
+impl Exchange {
+    /// The call as a reader finds it: `job J call N: POST /` (`call -` for a GET).
+    pub fn call_line(&self) -> String {
+        let call = self
+            .call
+            .map_or_else(|| "-".to_string(), |call| call.to_string());
+        format!(
+            "job {} call {call}: {} {}",
+            self.job, self.method, self.path
+        )
+    }
+}
+
+/// The error a plain answer carried, in words: a JSON-RPC error's code and message, or an
+/// HTTP status that is not 200 with what its body says (HTTP+JSON's `google.rpc.Status`
+/// names its status and message); `None` for a success.
+pub(super) fn refusal_of(status: u16, body: &[u8]) -> Option<String> {
+    let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+    let error = json.as_ref().and_then(|json| json.get("error"));
+    let message = error
+        .and_then(|error| error.get("message"))
+        .and_then(serde_json::Value::as_str);
+    if status != 200 {
+        let named = error
+            .and_then(|error| error.get("status"))
+            .and_then(serde_json::Value::as_str);
+        return Some(match (named, message) {
+            (Some(named), Some(message)) => format!("HTTP {status} {named}: {message}"),
+            (None, Some(message)) => format!("HTTP {status}: {message}"),
+            _ => format!("HTTP {status}"),
+        });
+    }
+    let code = error?.get("code")?;
+    Some(format!("{code} {}", message.unwrap_or("(no message)")))
 }
 
 /// What the proxies saw in one run: the strikes, announced as they happen, and every call.
@@ -186,5 +225,24 @@ mod tests {
         // A later restart struck before the held answer's release does not end them sooner.
         log.push(strike(Trigger::Restart { after_event: 2 }));
         assert_eq!(log.faults_end(), held);
+    }
+
+    #[test]
+    fn a_refusal_is_a_json_rpc_error_or_a_status_that_is_not_200() {
+        let rpc = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no task t-1"}}"#;
+        assert_eq!(refusal_of(200, rpc).as_deref(), Some("-32001 no task t-1"));
+        let rest = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"no task t-1"}}"#;
+        assert_eq!(
+            refusal_of(404, rest).as_deref(),
+            Some("HTTP 404 NOT_FOUND: no task t-1")
+        );
+        assert_eq!(refusal_of(404, b"").as_deref(), Some("HTTP 404"));
+        assert_eq!(
+            refusal_of(502, b"upstream reset").as_deref(),
+            Some("HTTP 502")
+        );
+        let task = br#"{"jsonrpc":"2.0","id":1,"result":{"id":"t-1"}}"#;
+        assert_eq!(refusal_of(200, task), None);
+        assert_eq!(refusal_of(200, b"not json"), None);
     }
 }

@@ -13,6 +13,7 @@ mod exchange_log;
 mod stream_relay;
 
 pub use agent::Agent;
+use exchange_log::refusal_of;
 pub use exchange_log::{Announce, Exchange, ProxyLog};
 
 use super::faults::Trigger;
@@ -73,6 +74,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         events: 0,
         streamed,
         end: end.to_string(),
+        refusal: None,
         at_ms: 0,
     };
     let Some((router, executor)) = current else {
@@ -93,8 +95,20 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("text/event-stream"));
     let Some(call) = call else {
-        agent.log.exchanged(exchange("answered", streaming));
-        return response;
+        // A GET is not numbered (Card fetches are GETs); one that fails still says why.
+        if streaming || response.status().is_success() {
+            agent.log.exchanged(exchange("answered", streaming));
+            return response;
+        }
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        agent.log.exchanged(Exchange {
+            refusal: refusal_of(parts.status.as_u16(), &bytes),
+            ..exchange("answered", false)
+        });
+        return Response::from_parts(parts, Body::from(bytes));
     };
     if let Some(trigger @ Trigger::HoldAnswer { hold_ms, .. }) = agent
         .fires(|trigger| matches!(trigger, Trigger::HoldAnswer { request, .. } if *request == call))
@@ -119,7 +133,10 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
             return cut_short(Body::empty());
         };
         agent.relayed(&mut JsonStrings::default(), &bytes, &job, call);
-        agent.log.exchanged(exchange("answered", false));
+        agent.log.exchanged(Exchange {
+            refusal: refusal_of(parts.status.as_u16(), &bytes),
+            ..exchange("answered", false)
+        });
         return Response::from_parts(parts, Body::from(bytes));
     }
     let stream = {
