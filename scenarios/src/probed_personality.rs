@@ -3,8 +3,8 @@
 //! --runtime FILE`), swept and shrunk like any built-in. It is [`crate::real_profile()`] read
 //! backwards for what the probe measures: the Card's claims, whether streams close at
 //! `input-required` and tasks outlive them, resubscribe, follow-up (and how its turn opens),
-//! repeated states, cancel, and (from a v1.0 Card) the bindings served. Knobs the probe
-//! cannot see keep their defaults.
+//! repeated states, cancel, and (from a v1.0 Card) the bindings served and the tenant. Knobs
+//! the probe cannot see keep their defaults.
 
 use meshsim_consumer::probe::ProbeReport;
 use meshsim_consumer::{FollowupBehaviour, ResubscribeBehaviour};
@@ -88,6 +88,12 @@ pub fn probed_personality(report: &ProbeReport) -> Personality {
     personality.duplicate_states = repeated_states(report);
     cancel(report, &mut personality);
     personality.bindings = bindings(report);
+    // A tenant the knob cannot serve under `/{tenant}/` is left out (the probe report keeps it).
+    personality.tenant = report
+        .card
+        .tenant
+        .clone()
+        .filter(|tenant| Personality::is_plain_tenant(tenant));
     personality
 }
 
@@ -189,6 +195,7 @@ mod tests {
                 streaming: Some(true),
                 push_notifications: None,
                 state_transition_history: Some(false),
+                tenant: None,
             },
             binding: Binding::JsonRpc,
             endpoint_answered: true,

@@ -173,8 +173,13 @@ fn render(report: &ProbeReport) -> String {
             label(report.followup_same_task.map(|b| b.label().to_string())),
         ),
     ];
+    let tenant = card
+        .tenant
+        .as_ref()
+        .map(|tenant| format!(" as tenant {}", shown(tenant)))
+        .unwrap_or_default();
     let mut out = format!(
-        "meshsim probe {} ({} Card: {} {}; probed over {})\n\n",
+        "meshsim probe {} ({} Card: {} {}; probed over {}{tenant})\n\n",
         report.url,
         card.dialect,
         shown(&card.name),
@@ -270,6 +275,7 @@ mod tests {
             streaming: Some(true),
             push_notifications: None,
             state_transition_history: None,
+            tenant: None,
         };
         let mut report =
             ProbeReport::unmeasured("http://agent:9000".to_string(), card, Binding::JsonRpc);

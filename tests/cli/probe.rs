@@ -114,6 +114,22 @@ fn the_personality_a_probe_writes_serves_the_profile_it_measured() {
     });
 }
 
+/// A probe sends the tenant of the interface it chose (the agent serves no other request),
+/// reports it, and writes it into the personality, which serves the same profile again.
+#[test]
+fn a_probe_speaks_to_one_tenant_of_a_shared_endpoint_and_its_file_keeps_the_tenant() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_probe_tenant");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let tenant = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/personalities/one-tenant-of-a-shared-endpoint.json"
+    );
+    let file = dir.join("one-tenant-v1.0.json");
+    probed_file_serves_the_measured_profile(tenant, "v1.0", &file);
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(written["tenant"], "acme", "{written:#}");
+}
+
 /// Probes `runtime` served in `dialect` into the personality `file`, then serves that file and
 /// probes it again: the two reports are the same but for the URL and the task's id.
 fn probed_file_serves_the_measured_profile(runtime: &str, dialect: &str, file: &Path) {

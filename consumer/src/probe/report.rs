@@ -47,10 +47,13 @@ pub struct CardClaims {
     pub streaming: Option<bool>,
     pub push_notifications: Option<bool>,
     pub state_transition_history: Option<bool>,
+    /// The tenant the interface the probe spoke declares (v1.0), which it sent in every
+    /// request.
+    pub tenant: Option<String>,
 }
 
 impl CardClaims {
-    pub(super) fn of(card: &AgentCard, dialect: Dialect) -> Self {
+    pub(super) fn of(card: &AgentCard, dialect: Dialect, tenant: Option<&str>) -> Self {
         CardClaims {
             name: card.name.clone(),
             version: card.version.clone(),
@@ -59,6 +62,7 @@ impl CardClaims {
             streaming: card.capabilities.streaming,
             push_notifications: card.capabilities.push_notifications,
             state_transition_history: card.capabilities.state_transition_history,
+            tenant: tenant.map(str::to_string),
         }
     }
 }

@@ -21,7 +21,7 @@ pub async fn probe<C: Connector>(
     let ids = IdSource::new(config.seed);
     let report = ProbeReport::unmeasured(
         without_credentials(url),
-        CardClaims::of(client.card(), client.dialect()),
+        CardClaims::of(client.card(), client.dialect(), client.tenant()),
         client.binding(),
     );
     let mut run = Probe {

@@ -128,17 +128,16 @@ impl Personality {
                 }
             }
         }
-        if let Some(tenant) = &self.tenant {
-            let unreserved = |c: char| c.is_ascii_alphanumeric() || "-._~".contains(c);
-            if tenant.is_empty() || tenant.len() > 64 || !tenant.chars().all(unreserved) {
-                return Err(field(
-                    "tenant",
-                    format!(
-                        "{tenant:?} is not 1 to 64 of the characters a path segment carries as \
-                         they are (letters, digits, `-`, `.`, `_`, `~`); omit it for none"
-                    ),
-                ));
-            }
+        if let Some(tenant) = &self.tenant
+            && !Personality::is_plain_tenant(tenant)
+        {
+            return Err(field(
+                "tenant",
+                format!(
+                    "{tenant:?} is not 1 to 64 of the characters a path segment carries as \
+                     they are (letters, digits, `-`, `.`, `_`, `~`); omit it for none"
+                ),
+            ));
         }
         if self.v0_3_compat && self.bindings == Bindings::HttpJson {
             return Err(field(

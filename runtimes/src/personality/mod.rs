@@ -139,6 +139,14 @@ impl Default for Personality {
 }
 
 impl Personality {
+    /// Whether `tenant` can be the `tenant` knob: 1 to 64 of the characters a URL path
+    /// segment carries as they are (letters, digits, `-`, `.`, `_`, `~`), since HTTP+JSON
+    /// serves under `/{tenant}/`.
+    pub fn is_plain_tenant(tenant: &str) -> bool {
+        let unreserved = |c: char| c.is_ascii_alphanumeric() || "-._~".contains(c);
+        (1..=64).contains(&tenant.len()) && tenant.chars().all(unreserved)
+    }
+
     /// The keep-alive period, if any.
     pub fn keep_alive(&self) -> Option<Duration> {
         self.keep_alive_ms.map(Duration::from_millis)

@@ -138,6 +138,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
         };
         let name = personality.name.clone();
         let bindings = personality.bindings.served(args.dialect);
+        // The Card's tenant (v1.0), which every request must carry.
+        let tenant = personality
+            .tenant
+            .clone()
+            .filter(|_| args.dialect == Dialect::V1_0);
         // Nobody reads a served runtime's ground truth: it would only grow.
         let runtime = Runtime::new(personality, args.dialect, Clock::wall(), args.seed)
             .with_truth(GroundTruth::unrecorded())
@@ -185,6 +190,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let _ = writeln!(stdout, "card: http://{addr}{}", dialect.card_path());
         let bindings: Vec<&str> = bindings.iter().map(|binding| binding.name()).collect();
         let _ = writeln!(stdout, "bindings: {}", bindings.join(", "));
+        if let Some(tenant) = tenant {
+            let _ = writeln!(
+                stdout,
+                "tenant: {tenant} (JSON-RPC requests carry it in params.tenant; HTTP+JSON routes are under /{tenant}/)"
+            );
+        }
         let signal = tokio::select! {
             biased;
             signal = stop_signal::signal() => signal,
