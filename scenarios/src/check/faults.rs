@@ -14,8 +14,8 @@ use serde::Serialize;
 use std::fmt;
 
 /// A trigger on the exchange with one agent, and what the proxy does when it fires.
-/// Requests, streams and events are counted from 1, per agent; only JSON-RPC calls count
-/// as requests (Card fetches do not).
+/// Requests, streams and events are counted from 1, per agent; every A2A call counts as a
+/// request, over either binding (Card fetches do not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "fault")]
 pub enum Trigger {

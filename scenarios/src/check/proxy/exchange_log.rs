@@ -38,7 +38,7 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// The call as a reader finds it: `job J call N: POST /` (`call -` for a GET).
+    /// The call as a reader finds it: `job J call N: POST /` (`call -` for a Card fetch).
     pub fn call_line(&self) -> String {
         let call = self
             .call

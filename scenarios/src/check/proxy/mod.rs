@@ -11,6 +11,8 @@
 mod agent;
 mod exchange_log;
 mod stream_relay;
+#[cfg(test)]
+mod tests;
 
 pub use agent::Agent;
 use exchange_log::refusal_of;
@@ -22,7 +24,6 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::response::Response;
-use http::Method;
 use http::header::CONTENT_TYPE;
 use meshsim_sim::JsonStrings;
 use std::io;
@@ -55,12 +56,14 @@ struct Door {
 async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Response {
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
-    let call = if request.method() == Method::POST {
+    // Every A2A call counts, over either binding (HTTP+JSON reads tasks with GETs); a Card
+    // fetch does not.
+    let call = if path.starts_with("/.well-known/") {
+        None
+    } else {
         let mut counters = lock(&agent.counters);
         counters.requests += 1;
         Some(counters.requests)
-    } else {
-        None
     };
     let current = lock(&agent.instance)
         .as_ref()
@@ -95,7 +98,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("text/event-stream"));
     let Some(call) = call else {
-        // A GET is not numbered (Card fetches are GETs); one that fails still says why.
+        // A Card fetch is not numbered; one that fails still says why.
         if streaming || response.status().is_success() {
             agent.log.exchanged(exchange("answered", streaming));
             return response;
