@@ -16,7 +16,8 @@ use meshsim_trace::{TraceEvent, TraceLine};
 
 const FILES: [&str; 2] = ["http-json-only", "jvm-reaping-over-http-json"];
 
-fn spec(runtime: RuntimeChoice, scenario: Scenario, seed: u64) -> RunSpec {
+/// The reconciling consumer's v1.0 run of `scenario` against `runtime`, without faults.
+pub(crate) fn spec(runtime: RuntimeChoice, scenario: Scenario, seed: u64) -> RunSpec {
     RunSpec {
         seed: Seed::new(seed),
         scenario,
@@ -100,7 +101,7 @@ fn the_reconciling_consumer_completes_every_scenario_over_http_json_alone() {
 }
 
 /// `spec` against `runtime` instead.
-fn spec_with(spec: &RunSpec, runtime: RuntimeChoice) -> RunSpec {
+pub(crate) fn spec_with(spec: &RunSpec, runtime: RuntimeChoice) -> RunSpec {
     RunSpec {
         runtime,
         ..spec.clone()

@@ -5,14 +5,10 @@
 //! tenant. Over HTTP+JSON every route it takes is under `/{tenant}/`.
 
 use super::divergences::{assert_holds, personality_file};
+use super::http_json;
 use meshsim_consumer::Outcome;
-use meshsim_protocol::Dialect;
 use meshsim_runtimes::Bindings;
-use meshsim_scenarios::{
-    ConsumerChoice, DEFAULT_TICK, Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Scenario,
-    run,
-};
-use meshsim_sim::Seed;
+use meshsim_scenarios::{Faults, RunOptions, RunResult, RunSpec, RuntimeChoice, Scenario, run};
 use meshsim_trace::{TraceEvent, TraceLine};
 
 const FILES: [&str; 2] = [
@@ -20,16 +16,12 @@ const FILES: [&str; 2] = [
     "one-tenant-over-http-json-only",
 ];
 
+/// The reconciling consumer's v1.0 run of `scenario` against `runtime`, under the seed's
+/// swarm faults.
 fn spec(runtime: RuntimeChoice, scenario: Scenario, seed: u64) -> RunSpec {
     RunSpec {
-        seed: Seed::new(seed),
-        scenario,
-        runtime,
-        consumer: ConsumerChoice::Reconciling,
-        dialect: Dialect::V1_0,
         faults: Faults::Swarm,
-        job_limit: None,
-        tick: DEFAULT_TICK,
+        ..http_json::spec(runtime, scenario, seed)
     }
 }
 
@@ -91,7 +83,8 @@ fn the_reconciling_consumer_sends_the_tenant_its_interface_declares_in_every_req
                         "{context}: a route outside {prefix}: {paths:?}"
                     );
                 }
-                let without = run(&spec_with(&spec, untenanted.clone()), &options).unwrap();
+                let without =
+                    run(&http_json::spec_with(&spec, untenanted.clone()), &options).unwrap();
                 assert_eq!(
                     outcome_names(&result),
                     outcome_names(&without),
@@ -99,14 +92,6 @@ fn the_reconciling_consumer_sends_the_tenant_its_interface_declares_in_every_req
                 );
             }
         }
-    }
-}
-
-/// `spec` against `runtime` instead.
-fn spec_with(spec: &RunSpec, runtime: RuntimeChoice) -> RunSpec {
-    RunSpec {
-        runtime,
-        ..spec.clone()
     }
 }
 

@@ -182,8 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn the_endpoint_is_the_first_reachable_interface_the_card_names_with_its_tenant_and_never_a_guess()
-     {
+    fn the_endpoint_and_tenant_are_the_first_reachable_interfaces_never_a_guess() {
         let card = |interfaces: &[(&str, &str)]| AgentCard {
             name: "agent".to_string(),
             description: None,

@@ -3,16 +3,14 @@
 //! any unknown path (as the real a2a-sdk 1.3.0 app built without that binding's routes
 //! does). v0.1 and v0.3 serve JSON-RPC whatever the knob says.
 
+use crate::support::v1_0_answer;
 use axum::Router;
-use axum::body::Body;
-use http::{Method as HttpMethod, Request as HttpRequest};
-use http_body_util::BodyExt;
+use http::Method as HttpMethod;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{Bindings, Personality, Runtime, builtin};
 use serde_json::{Value, json};
 use std::time::Duration;
-use tower::ServiceExt;
 
 fn router(bindings: Bindings, dialect: Dialect) -> Router {
     let personality = Personality {
@@ -22,27 +20,10 @@ fn router(bindings: Bindings, dialect: Dialect) -> Router {
     Runtime::new(personality, dialect, Clock::fixed(Duration::ZERO), 7).router()
 }
 
-async fn answer(router: &Router, method: HttpMethod, path: &str, body: Value) -> (u16, Value) {
-    let request = HttpRequest::builder()
-        .method(method)
-        .uri(path)
-        .header("host", "agent.test")
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
 /// The Card's `(protocolBinding, url)` pairs.
 async fn card_interfaces(router: &Router, dialect: Dialect) -> Vec<(String, String)> {
-    let (status, card) = answer(router, HttpMethod::GET, dialect.card_path(), Value::Null).await;
+    let (status, card) =
+        v1_0_answer(router, HttpMethod::GET, dialect.card_path(), Value::Null).await;
     assert_eq!(status, 200);
     let (list, binding_field) = match dialect {
         Dialect::V1_0 => (card["supportedInterfaces"].clone(), "protocolBinding"),
@@ -65,8 +46,9 @@ async fn card_interfaces(router: &Router, dialect: Dialect) -> Vec<(String, Stri
 /// over JSON-RPC, 404 with the binding's error body over HTTP+JSON); not served, a bare 404.
 async fn get_over_each_binding(router: &Router) -> (u16, Value, u16, Value) {
     let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t-9"}});
-    let (rpc_status, rpc_body) = answer(router, HttpMethod::POST, "/", rpc).await;
-    let (rest_status, rest_body) = answer(router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
+    let (rpc_status, rpc_body) = v1_0_answer(router, HttpMethod::POST, "/", rpc).await;
+    let (rest_status, rest_body) =
+        v1_0_answer(router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
     (rpc_status, rpc_body, rest_status, rest_body)
 }
 
@@ -122,7 +104,8 @@ async fn v0_1_and_v0_3_serve_json_rpc_whatever_the_knob_says() {
                 [("JSONRPC".to_string(), "http://agent.test/".to_string())],
                 "{dialect} {bindings:?}"
             );
-            let (status, _) = answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
+            let (status, _) =
+                v1_0_answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
             assert_eq!(status, 404, "{dialect} {bindings:?}: no HTTP+JSON routes");
         }
     }

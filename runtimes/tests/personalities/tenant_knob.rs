@@ -4,16 +4,14 @@
 //! `/{tenant}/` (the unprefixed routes do not exist). v0.1 and v0.3 have no tenant, and a
 //! runtime speaking them serves as if the knob were absent.
 
+use crate::support::v1_0_answer;
 use axum::Router;
-use axum::body::Body;
-use http::{Method as HttpMethod, Request as HttpRequest};
-use http_body_util::BodyExt;
+use http::Method as HttpMethod;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
 use meshsim_runtimes::{Personality, Runtime, builtin};
 use serde_json::{Value, json};
 use std::time::Duration;
-use tower::ServiceExt;
 
 fn router(dialect: Dialect) -> Router {
     let personality = Personality {
@@ -23,22 +21,6 @@ fn router(dialect: Dialect) -> Router {
     Runtime::new(personality, dialect, Clock::fixed(Duration::ZERO), 7).router()
 }
 
-async fn answer(router: &Router, method: HttpMethod, path: &str, body: Value) -> (u16, Value) {
-    let request = HttpRequest::builder()
-        .method(method)
-        .uri(path)
-        .header("host", "agent.test")
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    (status, body)
-}
-
 fn get_task(params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": params})
 }
@@ -46,7 +28,7 @@ fn get_task(params: Value) -> Value {
 #[tokio::test]
 async fn every_v1_0_interface_declares_the_tenant_and_no_v0_3_one_does() {
     let v1_0 = router(Dialect::V1_0);
-    let (_, card) = answer(
+    let (_, card) = v1_0_answer(
         &v1_0,
         HttpMethod::GET,
         Dialect::V1_0.card_path(),
@@ -61,7 +43,7 @@ async fn every_v1_0_interface_declares_the_tenant_and_no_v0_3_one_does() {
         .collect();
     assert_eq!(tenants, [&json!("acme"), &json!("acme")], "{card}");
     let v0_3 = router(Dialect::V0_3);
-    let (_, card) = answer(
+    let (_, card) = v1_0_answer(
         &v0_3,
         HttpMethod::GET,
         Dialect::V0_3.card_path(),
@@ -81,7 +63,7 @@ async fn a_json_rpc_request_without_the_tenant_reaches_no_agent() {
             "named tenant `globex`",
         ),
     ] {
-        let (status, body) = answer(&router, HttpMethod::POST, "/", get_task(params)).await;
+        let (status, body) = v1_0_answer(&router, HttpMethod::POST, "/", get_task(params)).await;
         assert_eq!(status, 200);
         assert_eq!(body["error"]["code"], -32602, "{body}");
         let message = body["error"]["message"].as_str().unwrap();
@@ -93,23 +75,24 @@ async fn a_json_rpc_request_without_the_tenant_reaches_no_agent() {
     }
     // With it, the request reaches the agent: an unknown task is -32001.
     let with = get_task(json!({"id": "t-9", "tenant": "acme"}));
-    let (_, body) = answer(&router, HttpMethod::POST, "/", with).await;
+    let (_, body) = v1_0_answer(&router, HttpMethod::POST, "/", with).await;
     assert_eq!(body["error"]["code"], -32001, "{body}");
 }
 
 #[tokio::test]
 async fn http_json_is_served_under_the_tenant_only() {
     let router = router(Dialect::V1_0);
-    let (status, body) = answer(&router, HttpMethod::GET, "/acme/tasks/t-9", Value::Null).await;
+    let (status, body) =
+        v1_0_answer(&router, HttpMethod::GET, "/acme/tasks/t-9", Value::Null).await;
     assert_eq!(
         (status, body["error"]["status"].as_str()),
         (404, Some("NOT_FOUND"))
     );
-    let (status, body) = answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
+    let (status, body) = v1_0_answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
     assert_eq!((status, body), (404, Value::Null), "no such route");
     let send = json!({"message": {"messageId": "m-1", "role": "ROLE_USER",
         "parts": [{"text": "book a table for two"}]}});
-    let (status, body) = answer(&router, HttpMethod::POST, "/acme/message:send", send).await;
+    let (status, body) = v1_0_answer(&router, HttpMethod::POST, "/acme/message:send", send).await;
     assert_eq!(status, 200, "{body}");
     assert!(body["task"]["id"].is_string(), "{body}");
 }
@@ -119,6 +102,6 @@ async fn before_v1_0_the_knob_changes_nothing() {
     let router = router(Dialect::V0_3);
     let request =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t-9"}});
-    let (_, body) = answer(&router, HttpMethod::POST, "/", request).await;
+    let (_, body) = v1_0_answer(&router, HttpMethod::POST, "/", request).await;
     assert_eq!(body["error"]["code"], -32001, "{body}");
 }

@@ -370,3 +370,28 @@ impl Client {
     }
 }
 pub mod incident;
+
+/// One v1.0 request to `router` in process (`A2A-Version: 1.0`, a JSON body): the answer's
+/// status and its body as JSON (`null` when it is none).
+pub async fn v1_0_answer(
+    router: &Router,
+    method: HttpMethod,
+    path: &str,
+    body: Value,
+) -> (u16, Value) {
+    let request = HttpRequest::builder()
+        .method(method)
+        .uri(path)
+        .header("host", "agent.test")
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
