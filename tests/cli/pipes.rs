@@ -26,7 +26,7 @@ const VIOLATED: [&str; 7] = [
 ];
 
 /// One run of a sweep, as `--json`.
-const ONE_SWEEP_JSON: [&str; 12] = [
+pub(crate) const ONE_SWEEP_JSON: [&str; 12] = [
     "sweep",
     "--seeds",
     "1",

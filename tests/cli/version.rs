@@ -2,6 +2,7 @@
 //! from, the one a sweep's output carries (`-dirty` when the sources differed from it).
 
 use crate::meshsim::meshsim;
+use crate::pipes::ONE_SWEEP_JSON;
 use std::process::Command;
 
 #[test]
@@ -15,20 +16,7 @@ fn version_names_the_commit_a_sweep_carries() {
         .and_then(|rest| rest.strip_suffix(')'))
         .unwrap_or_else(|| panic!("{version:?} is not `{prefix}COMMIT)`"));
 
-    let (code, stdout, _) = meshsim(&[
-        "sweep",
-        "--seeds",
-        "1",
-        "--scenario",
-        "origin-incident",
-        "--runtime",
-        "python-correct",
-        "--consumer",
-        "naive",
-        "--dialect",
-        "v1.0",
-        "--json",
-    ]);
+    let (code, stdout, _) = meshsim(&ONE_SWEEP_JSON);
     assert_eq!(code, 0, "{stdout}");
     let summary: serde_json::Value =
         serde_json::from_str(stdout.lines().last().expect("a summary line")).expect("JSON");
