@@ -1,6 +1,7 @@
-//! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), each
-//! reproduced from a personality file in `tests/personalities/` and judged as the verdict now
-//! judges it.
+//! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), and over
+//! seeds 30000..80000 once `one-outcome` compared artifacts and `deadlines-honoured` asked
+//! when, each reproduced from a personality file in `tests/personalities/` and judged as the
+//! verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{
@@ -861,4 +862,45 @@ fn a_turn_restarted_in_submitted_has_the_submitted_deadline() {
         .iter()
         .any(|task| matches!(task.origin, Origin::FollowUpCreated { .. }));
     assert!(restarted, "no answer met a task the peer started afresh");
+}
+
+/// Found as `one-outcome` at 1 ms steps (swarm seed 30761, sidecar-cut v0.1; the one miss of
+/// seeds 30000..80000): the long task's stream was cut while the sidecar could not reach the
+/// agent, two of its four artifact chunks were made then, and the v0.1 resubscribe carried
+/// only the chunk after it. The consumer asked for the completed task to read its artifact
+/// whole, the answer was lost in a partition, and it accepted the one chunk it had read. A
+/// task whose events went unread is now read whole or not accepted: the fetch is tried
+/// again after the partition, and where the peer has reaped the task by then, it is lost and
+/// the job starts again.
+#[test]
+fn a_v0_1_task_whose_chunks_went_unread_is_read_whole_before_its_artifact_is_accepted() {
+    let plan = r#"{"faults": [
+        {"at_ms": 61, "kind": "partition", "a": "agent", "b": "sidecar"},
+        {"at_ms": 1273, "kind": "repair", "a": "agent", "b": "sidecar"},
+        {"at_ms": 1400, "kind": "partition", "a": "sidecar", "b": "consumer"}
+    ]}"#;
+    let whole = "chunk 1 of 4chunk 2 of 4chunk 3 of 4chunk 4 of 4";
+    for (name, tasks) in [
+        ("streams-long-work-in-chunks", 1),
+        ("streams-long-work-in-chunks-reaps-by-ttl", 2),
+    ] {
+        let spec = RunSpec {
+            scenario: Scenario::SidecarCut,
+            ..against_at_1ms(name, Dialect::V0_1, Some(plan), 30761)
+        };
+        let result = assert_completes(&spec);
+        let report = &result.reports[0];
+        let Outcome::Completed { artifact, .. } = &report.outcome else {
+            unreachable!("assert_completes checked it");
+        };
+        assert_eq!(artifact, whole, "{name}");
+        // The first fetch of the completed task was lost: the case the run is there for.
+        let first_task = &report.tasks[0].task_id;
+        let fetch_lost = report
+            .anomalies
+            .iter()
+            .any(|anomaly| &anomaly.task_id == first_task && anomaly.detail.contains("timed out"));
+        assert!(fetch_lost, "{name}: {:?}", report.anomalies);
+        assert_eq!(report.tasks.len(), tasks, "{name}: {:?}", report.tasks);
+    }
 }

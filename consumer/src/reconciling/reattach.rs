@@ -15,6 +15,10 @@ impl<C: Connector> Run<'_, C> {
     /// poll it with `tasks/get`. Neither call waits past the task's deadline.
     pub(super) async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
         let id = slot_id(slot);
+        // Nothing was read while the task was live: events may have gone by unread.
+        if let Some(task) = slot.as_mut() {
+            task.events_unread = true;
+        }
         let resubscribe_works = self.profile().resubscribe_after_input_required
             != Some(ResubscribeBehaviour::TaskNotFound);
         if !(self.use_streams() && resubscribe_works) {

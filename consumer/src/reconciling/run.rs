@@ -266,7 +266,8 @@ impl<C: Connector> Run<'_, C> {
     /// The task ended in `state`: the job's outcome, once the task is confirmed the job's.
     async fn finish(&mut self, slot: &mut Option<Tracked>, state: TaskState) -> DispatchEnd {
         let id = slot_id(slot);
-        let fetched = match self.confirm_ours(&id).await {
+        let events_unread = slot.as_ref().is_some_and(|task| task.events_unread);
+        let fetched = match self.confirm_ours(&id, events_unread).await {
             Ok(fetched) => fetched,
             Err(end) => return end,
         };

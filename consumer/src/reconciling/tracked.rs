@@ -35,6 +35,11 @@ pub struct Tracked {
     pub ended_by_peer: bool,
     /// Whether its stream broke mid-task and it has not been seen since.
     pub broken: bool,
+    /// Whether events of it may have gone unread: it was followed again after its stream
+    /// ended while it was live, and no whole task has been read since. A v0.1 resubscribe
+    /// carries only the events after it, so an artifact chunk made in between is in no
+    /// event read, and only the task as the peer holds it has the whole artifact.
+    pub events_unread: bool,
     /// What identifies the current state's status, as last reported live.
     status: StatusMark,
     /// The answer the peer took to the current question, if any.
@@ -100,14 +105,19 @@ impl Tracked {
             streamed,
             ended_by_peer: false,
             broken: false,
+            events_unread: false,
             status: StatusMark::default(),
             answered: None,
         }
     }
 
     /// Keeps the artifacts and context an event carries; a whole-task snapshot replaces
-    /// artifacts by id, an appending update extends one.
+    /// artifacts by id (and accounts for every event before it), an appending update
+    /// extends one.
     pub fn absorb(&mut self, event: &StreamEvent) {
+        if matches!(event, StreamEvent::Task(_)) {
+            self.events_unread = false;
+        }
         if let Some(context) = session::context_of(event) {
             self.context_id = Some(context.to_string());
         }
