@@ -904,3 +904,38 @@ fn a_v0_1_task_whose_chunks_went_unread_is_read_whole_before_its_artifact_is_acc
         assert_eq!(report.tasks.len(), tasks, "{name}: {:?}", report.tasks);
     }
 }
+
+/// Found as `deadlines-honoured` at 1 ms steps (swarm seed 42777, stuck-in-submitted v0.1;
+/// seeds 30000..80000): the consumer's answer reached the peer just after it restarted, and
+/// the v0.1 peer started the task afresh under its id, in `submitted`, where it stalled. The
+/// consumer held that `submitted` as a possible replay, as it should, and acted on the
+/// `submitted` deadline 2 s after the peer restarted the task, 15 ms after the limit. The
+/// oracle dated its knowledge from the `submitted` it had applied 4 s earlier, before the
+/// task worked and asked its question, and called the act 2 s late. A deadline is now due
+/// from the runtime's new entry into the state where that came after the apply.
+#[test]
+fn a_deadline_acted_on_from_a_restarted_turn_is_honoured() {
+    let plan = r#"{"faults": [
+        {"at_ms": 4028, "kind": "latency", "a": "consumer", "b": "sidecar", "ms": 425},
+        {"at_ms": 4323, "kind": "bounce", "host": "agent"}
+    ]}"#;
+    let spec = RunSpec {
+        scenario: Scenario::StuckInSubmitted,
+        ..against_at_1ms(
+            "stalls-a-follow-up-started-afresh",
+            Dialect::V0_1,
+            Some(plan),
+            42777,
+        )
+    };
+    let result = assert_holds(&spec);
+    let restarted = result.truths["agent"]
+        .iter()
+        .find(|task| matches!(task.origin, Origin::FollowUpCreated { .. }))
+        .expect("an answer met a task the peer started afresh");
+    let acted = result.reports[0]
+        .deadlines
+        .iter()
+        .any(|hit| hit.task_id == restarted.id && hit.state == TaskState::Submitted);
+    assert!(acted, "{:?}", result.reports[0].deadlines);
+}

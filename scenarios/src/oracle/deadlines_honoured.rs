@@ -75,8 +75,11 @@ const LATE_AFTER: Duration = Duration::from_secs(1);
 
 /// A deadline the consumer acted on, but late: its `deadline` trace line came more than
 /// [`LATE_AFTER`] after its limit had passed since it applied the state (its own knowledge,
-/// not the runtime's, so a fault that hid the state does not count against it). Only a
-/// simulated run traces the consumer; a `meshsim check` run is not judged on this.
+/// not the runtime's, so a fault that hid the state does not count against it), or since
+/// the runtime entered the state anew after that apply: a v0.1 task the peer starts afresh
+/// under its id says `submitted` again, which a consumer may hold as a possible replay and
+/// act on without applying, and nothing could know of that entry before it happened. Only
+/// a simulated run traces the consumer; a `meshsim check` run is not judged on this.
 fn late_deadline(
     evidence: &Evidence<'_>,
     run: &JobRun,
@@ -85,26 +88,45 @@ fn late_deadline(
     limit: Duration,
     found: &mut Vec<Violation>,
 ) {
+    let entered: Vec<u64> = evidence
+        .records(&run.host, &view.task_id)
+        .iter()
+        .flat_map(|record| &record.transitions)
+        .filter(|transition| transition.to == state)
+        .map(|transition| evidence.since_start(transition.at))
+        .collect();
     for acted_at in evidence.deadlines_at(&run.job.name, &view.task_id, state) {
-        let learned_at = view
+        let applied_at = view
             .applied
             .iter()
             .filter(|event| event.to == state)
             .filter_map(|event| evidence.applied_at(&run.job.name, &view.task_id, &event.at))
             .filter(|applied_at| *applied_at <= acted_at)
             .max();
-        let Some(learned_at) = learned_at else {
+        let Some(applied_at) = applied_at else {
             continue;
         };
+        let entered_anew = entered
+            .iter()
+            .copied()
+            .filter(|at| *at > applied_at && *at <= acted_at)
+            .max();
+        let learned_at = entered_anew.unwrap_or(applied_at);
         let due = learned_at + millis(limit);
         if acted_at > due + millis(LATE_AFTER) {
+            let learned = match entered_anew {
+                None => format!("the consumer applied `{state}` at {applied_at} ms and"),
+                Some(at) => format!(
+                    "the runtime entered `{state}` anew at {at} ms, after the consumer applied it at {applied_at} ms, and the consumer"
+                ),
+            };
             found.push(violation(
                 Invariant::DeadlinesHonoured,
                 run,
                 Some(&view.task_id),
                 acted_at,
                 format!(
-                    "the consumer applied `{state}` at {learned_at} ms and acted on its {} ms deadline only at {acted_at} ms, {} ms late",
+                    "{learned} acted on its {} ms deadline only at {acted_at} ms, {} ms late",
                     millis(limit),
                     acted_at - due
                 ),

@@ -952,11 +952,10 @@ fn one_outcome_checks_the_accepted_task_against_the_runtime_and_other_jobs() {
     assert_eq!(one_outcomes(&trace), found([700, 700, 500, 600, 800]));
 }
 
-#[test]
-fn a_deadline_acted_on_more_than_a_second_late_is_not_honoured() {
-    // Limit 500 ms in submitted; the task sat there from 0 to 9,000 ms; the consumer applied
-    // `submitted` at 100 ms and traced its deadline at `acted_ms`.
-    let truths = truth_of(vec![record("stuck", &[(Submitted, 0), (Canceled, 9_000)])]);
+/// The `deadlines-honoured` violations of a job whose consumer applied `submitted` (limit
+/// 500 ms) for task `stuck` at 100 ms and traced its deadline at `acted_ms`, against
+/// `truths`.
+fn deadline_acted_at(truths: &BTreeMap<String, GroundTruth>, acted_ms: u64) -> Vec<(u64, String)> {
     let mut job_report = report(
         "j",
         vec![view("stuck", &[Submitted])],
@@ -970,42 +969,70 @@ fn a_deadline_acted_on_more_than_a_second_late_is_not_honoured() {
         limit_ms: 500,
     });
     let jobs = [job_run("j", Some(job_report))];
-    let judged = |acted_ms: u64| {
-        let trace = trace_of(vec![
-            (
-                100,
-                TraceEvent::Applied(Applied {
-                    job: "j".into(),
-                    task: "stuck".into(),
-                    from: None,
-                    state: Submitted,
-                    connection: 1,
-                    index: 0,
-                }),
-            ),
-            (
-                acted_ms,
-                TraceEvent::Deadline {
-                    job: "j".into(),
-                    task: "stuck".into(),
-                    state: Submitted,
-                    limit_ms: 500,
-                },
-            ),
-        ]);
-        judge(&jobs, &truths, &BTreeMap::new(), &trace)
-            .into_iter()
-            .filter(|v| v.invariant == Invariant::DeadlinesHonoured)
-            .map(|v| (v.at_ms, v.detail))
-            .collect::<Vec<_>>()
-    };
+    let trace = trace_of(vec![
+        (
+            100,
+            TraceEvent::Applied(Applied {
+                job: "j".into(),
+                task: "stuck".into(),
+                from: None,
+                state: Submitted,
+                connection: 1,
+                index: 0,
+            }),
+        ),
+        (
+            acted_ms,
+            TraceEvent::Deadline {
+                job: "j".into(),
+                task: "stuck".into(),
+                state: Submitted,
+                limit_ms: 500,
+            },
+        ),
+    ]);
+    judge(&jobs, truths, &BTreeMap::new(), &trace)
+        .into_iter()
+        .filter(|v| v.invariant == Invariant::DeadlinesHonoured)
+        .map(|v| (v.at_ms, v.detail))
+        .collect()
+}
+
+#[test]
+fn a_deadline_acted_on_more_than_a_second_late_is_not_honoured() {
+    // The task sat in `submitted` from 0 to 9,000 ms.
+    let truths = truth_of(vec![record("stuck", &[(Submitted, 0), (Canceled, 9_000)])]);
     // Due at 600 ms: a second's grace covers 1,600.
-    assert_eq!(judged(1_600), []);
+    assert_eq!(deadline_acted_at(&truths, 1_600), []);
     assert_eq!(
-        judged(1_601),
+        deadline_acted_at(&truths, 1_601),
         [(
             1_601,
             "the consumer applied `submitted` at 100 ms and acted on its 500 ms deadline only at 1601 ms, 1001 ms late".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_deadline_is_due_from_the_runtimes_new_entry_into_the_state_after_the_apply() {
+    // The task went on to `input-required` and was lost at 1,000 ms; the peer started it
+    // afresh under its id at 2,000 ms, and it sat in `submitted` until 9,000 ms. The
+    // consumer applied only the first `submitted` (a second may be held as a replay), yet
+    // could not act on the new one before it happened.
+    let mut first = record(
+        "stuck",
+        &[(Submitted, 0), (Working, 200), (InputRequired, 400)],
+    );
+    first.fate = Some(Fate::Lost { at: ms(1_000) });
+    let again = record("stuck", &[(Submitted, 2_000), (Canceled, 9_000)]);
+    let truths = truth_of(vec![first, again]);
+    // Due at 2,500 ms: a second's grace covers 3,500.
+    assert_eq!(deadline_acted_at(&truths, 3_500), []);
+    assert_eq!(
+        deadline_acted_at(&truths, 3_501),
+        [(
+            3_501,
+            "the runtime entered `submitted` anew at 2000 ms, after the consumer applied it at 100 ms, and the consumer acted on its 500 ms deadline only at 3501 ms, 1001 ms late".to_string()
         )]
     );
 }
