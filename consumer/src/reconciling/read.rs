@@ -153,6 +153,11 @@ impl<C: Connector> Run<'_, C> {
         }
         task.absorb(event);
         let (state, timestamp, message_id) = session::status_of(event)?;
+        // A stream that begins at the task's first state (a replay from the start, or a
+        // resubscribe before it started) carries every event of it from there.
+        if at.index == 0 && state == TaskState::Submitted {
+            task.events_unread = false;
+        }
         let arrived = Instant::now();
         if let Some(stamp) = &timestamp {
             self.peer_clock.arrived(stamp, arrived);
