@@ -1,7 +1,7 @@
 //! `deadlines-honoured`: a task stuck in `submitted` or `working` past the job's deadline got
 //! the consumer's attention, and in time: within a second of the deadline's expiry as the
-//! consumer knew the state (from when it applied it), where the run's trace says when it
-//! acted.
+//! consumer knew the state (from when it applied it, or from the runtime's entry into it
+//! anew after that), where the run's trace says when it acted.
 
 use super::evidence::{Evidence, JobRun, millis};
 use super::verdict::{Violation, violation};
