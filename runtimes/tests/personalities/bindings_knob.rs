@@ -3,7 +3,7 @@
 //! any unknown path (as the real a2a-sdk 1.3.0 app built without that binding's routes
 //! does). v0.1 and v0.3 serve JSON-RPC whatever the knob says.
 
-use crate::support::v1_0_answer;
+use crate::support::{v1_0_answer, v1_0_text_answer};
 use axum::Router;
 use http::Method as HttpMethod;
 use meshsim_protocol::Dialect;
@@ -104,9 +104,15 @@ async fn v0_1_and_v0_3_serve_json_rpc_whatever_the_knob_says() {
                 [("JSONRPC".to_string(), "http://agent.test/".to_string())],
                 "{dialect} {bindings:?}"
             );
-            let (status, _) =
-                v1_0_answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
+            let (status, text) =
+                v1_0_text_answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
             assert_eq!(status, 404, "{dialect} {bindings:?}: no HTTP+JSON routes");
+            // The answer says what is served where, and names no HTTP+JSON.
+            let served = format!(
+                "this agent serves its Agent Card at `GET {}`, JSON-RPC at `POST /`\n",
+                dialect.card_path()
+            );
+            assert!(text.ends_with(&served), "{dialect} {bindings:?}: {text}");
         }
     }
 }

@@ -4,7 +4,7 @@
 //! `/{tenant}/` (the unprefixed routes do not exist). v0.1 and v0.3 have no tenant, and a
 //! runtime speaking them serves as if the knob were absent.
 
-use crate::support::v1_0_answer;
+use crate::support::{v1_0_answer, v1_0_text_answer};
 use axum::Router;
 use http::Method as HttpMethod;
 use meshsim_protocol::Dialect;
@@ -88,8 +88,17 @@ async fn http_json_is_served_under_the_tenant_only() {
         (status, body["error"]["status"].as_str()),
         (404, Some("NOT_FOUND"))
     );
-    let (status, body) = v1_0_answer(&router, HttpMethod::GET, "/tasks/t-9", Value::Null).await;
-    assert_eq!((status, body), (404, Value::Null), "no such route");
+    // Without the tenant, or under another, there is no route, and the answer says where
+    // the agent is served.
+    for path in ["/tasks/t-9", "/globex/tasks/t-9"] {
+        let (status, text) = v1_0_text_answer(&router, HttpMethod::GET, path, Value::Null).await;
+        assert_eq!(status, 404, "{text}");
+        assert!(
+            text.contains(&format!("no route for `GET {path}`"))
+                && text.contains("HTTP+JSON under `/acme`"),
+            "{text}"
+        );
+    }
     let send = json!({"message": {"messageId": "m-1", "role": "ROLE_USER",
         "parts": [{"text": "book a table for two"}]}});
     let (status, body) = v1_0_answer(&router, HttpMethod::POST, "/acme/message:send", send).await;

@@ -379,6 +379,17 @@ pub async fn v1_0_answer(
     path: &str,
     body: Value,
 ) -> (u16, Value) {
+    let (status, text) = v1_0_text_answer(router, method, path, body).await;
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// [`v1_0_answer`] with the body as text, for an answer that is not JSON.
+pub async fn v1_0_text_answer(
+    router: &Router,
+    method: HttpMethod,
+    path: &str,
+    body: Value,
+) -> (u16, String) {
     let request = HttpRequest::builder()
         .method(method)
         .uri(path)
@@ -390,8 +401,5 @@ pub async fn v1_0_answer(
     let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    (status, String::from_utf8_lossy(&bytes).into_owned())
 }
