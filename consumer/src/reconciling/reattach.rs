@@ -7,7 +7,7 @@ use super::tracked::{Tracked, slot_id};
 use crate::client::Connector;
 use crate::ledger::ConnectionKind;
 use crate::profile::{Observed, ResubscribeBehaviour};
-use meshsim_protocol::RpcResult;
+use meshsim_protocol::{Dialect, RpcResult};
 use tokio::time::Instant;
 
 impl<C: Connector> Run<'_, C> {
@@ -39,6 +39,7 @@ impl<C: Connector> Run<'_, C> {
             Err(deadline) => deadline,
             Ok(Ok(stream)) => {
                 self.found_again(slot);
+                self.read_whole_while_live(slot).await;
                 let report = self
                     .read(stream, ConnectionKind::Resubscribe, slot, true)
                     .await;
@@ -50,6 +51,37 @@ impl<C: Connector> Run<'_, C> {
             // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
             // only that no execution is active (a2a-go).
             Ok(Err(_)) => self.poll(slot).await,
+        }
+    }
+
+    /// A v0.1 resubscribe carries only the events after it, so an artifact chunk made
+    /// between the cut and the resubscribe is in no event read, and only the task as the
+    /// peer holds it has it. Where the peer may reap a task when its stream closes, that
+    /// task is gone once it ends, so it is read whole now, while it is live and the new
+    /// stream, open already, holds the place from which it carries events: if its artifacts
+    /// are the ones already read, nothing was made in between, and the stream has the rest.
+    /// Otherwise (or without an answer) the events stay unread, for the fetch at the end.
+    async fn read_whole_while_live(&mut self, slot: &mut Option<Tracked>) {
+        let needed = slot.as_ref().is_some_and(|task| task.events_unread)
+            && self.session.client.dialect() == Dialect::V0_1
+            && self.profile().streams_keep_tasks() != Some(true);
+        if !needed {
+            return;
+        }
+        let id = slot_id(slot);
+        self.session.recorder.decision(
+            &id,
+            "read-whole",
+            "a v0.1 resubscribe carries only the events after it, and the peer may reap the task when it ends",
+        );
+        let fetched = self
+            .before_deadline(slot, self.session.client.get_task(&id))
+            .await;
+        if let (Ok(Ok(whole)), Some(task)) = (fetched, slot.as_mut())
+            && !self.began_elsewhere(&whole)
+            && task.has_read_all_of(&whole)
+        {
+            task.events_unread = false;
         }
     }
 

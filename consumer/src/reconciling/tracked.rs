@@ -4,7 +4,7 @@
 use crate::job::Deadlines;
 use crate::ledger::{EventRef, Ruling, StateVerdict, TaskLedger};
 use crate::session;
-use meshsim_protocol::{StreamEvent, TaskState};
+use meshsim_protocol::{StreamEvent, Task, TaskState};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -135,6 +135,14 @@ impl Tracked {
                 None => self.artifacts.push((key, text)),
             }
         }
+    }
+
+    /// Whether `whole`, the task as the peer holds it, has exactly the artifacts read so
+    /// far: nothing was made that went unread.
+    pub fn has_read_all_of(&self, whole: &Task) -> bool {
+        let mut held = Tracked::new(self.task_id.clone(), false);
+        held.absorb(&StreamEvent::Task(whole.clone()));
+        held.artifact_text() == self.artifact_text()
     }
 
     /// The artifacts' text, in order.
