@@ -599,8 +599,10 @@ fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one
 /// keep-alives (the submitted deadline holds on a stream too), an agent serving only
 /// HTTP+JSON (either binding the Card offers), a send answered only when a slow turn
 /// settles (`polling`: the task at once), a follow-up that starts a new task (the old one is
-/// canceled, not taken for gone), and a cancel at input-required that is ignored or refused
-/// (the refusal recorded and the job given up, where it used to retry until the deadline).
+/// canceled, not taken for gone), a cancel at input-required that is ignored or refused
+/// (the refusal recorded and the job given up, where it used to retry until the deadline),
+/// and a cancel the agent would refuse whose connection is reset (tried again until the
+/// agent answers, where it was tried once and the task left behind).
 #[test]
 fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once() {
     let Some(()) = install(&[Sdk::Python]) else {
@@ -617,6 +619,7 @@ fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: 
     let runs = [
         (
             "origin-incident",
+            "0..1",
             &[
                 "tests/personalities/stalls-two-tasks-keeps-pinging.json",
                 "tests/personalities/http-json-only.json",
@@ -626,14 +629,21 @@ fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: 
         ),
         (
             "cancel-at-input-required",
+            "0..1",
             &[
                 "tests/personalities/ignores-cancel-at-input-required.json",
                 "tests/personalities/refuses-cancel-at-input-required.json",
             ][..],
         ),
+        // Seed 31 resets the connection of the first cancel, which the agent would refuse.
+        (
+            "partition-during-resubscribe",
+            "31..32",
+            &["tests/personalities/stalls-every-task-and-will-not-cancel-it.json"][..],
+        ),
     ];
-    for (scenario, runtimes) in runs {
-        let mut args = vec!["--scenario", scenario, "--seeds", "1"];
+    for (scenario, seeds, runtimes) in runs {
+        let mut args = vec!["--scenario", scenario, "--seed-range", seeds];
         for runtime in runtimes {
             args.extend(["--runtime", runtime]);
         }

@@ -16,7 +16,9 @@
 //   the task and starts again;
 // - it gives up cleanly where the agent leaves it no way on: when the agent will not cancel a
 //   task it must cancel (recording the refusal), and before the job's own deadline, canceling
-//   the task in hand first.
+//   the task in hand first;
+// - a cancel that fails on the way (the connection reset, the agent out of reach) is tried
+//   again a few times, since only the agent's answer says what became of the task.
 //
 // JavaScript cannot cancel a promise, as Python cancels a coroutine at the job's deadline:
 // every call here takes an abort signal, and the job's deadline aborts them all and stops
@@ -44,6 +46,9 @@ const POLL_MS = 200;
 const MAX_DISPATCHES = 6;
 // Given up this long before the job's deadline, to cancel the task in hand first.
 const CLEANUP_MS = 2000;
+// A cancel that fails on the way is tried again after these pauses (ms): the agent may be
+// out of reach for a moment, and a task left uncanceled is left running.
+const CANCEL_RETRY_PAUSES_MS = [500, 1000, 2000];
 // How long a plain call may take, and a stream may stay silent.
 const CALL_TIMEOUT_MS = 5000;
 
@@ -295,9 +300,17 @@ class Reconciling {
     }
   }
 
-  /** Cancels a task the consumer gives up on and records it. */
-  async cancel(task, reason, options = this.callOptions()) {
-    const [cancel] = await this.askCancel(task, options);
+  /** Cancels a task the consumer gives up on and records it. A cancel that fails on the way
+   * is tried again after each of `pauses` (ms): only the agent's answer (canceled, gone, or
+   * a refusal) says what became of the task. `options` bounds each call (by default a
+   * plain call's). */
+  async cancel(task, reason, { options, pauses = CANCEL_RETRY_PAUSES_MS } = {}) {
+    let [cancel] = await this.askCancel(task, options ?? this.callOptions());
+    for (const pause of pauses) {
+      if (cancel.result !== 'failed') break;
+      await this.sleep(pause);
+      [cancel] = await this.askCancel(task, options ?? this.callOptions());
+    }
     this.report.abandoned(task.taskId, reason, cancel);
   }
 
@@ -404,8 +417,10 @@ class Reconciling {
     if (this.report.finished) return;
     const task = this.current;
     if (task?.taskId && !TERMINAL.has(task.state)) {
+      // Once: the job's deadline leaves no time to try again.
       await this.cancel(task, 'the job deadline is near', {
-        signal: AbortSignal.timeout(CLEANUP_MS / 2),
+        options: { signal: AbortSignal.timeout(CLEANUP_MS / 2) },
+        pauses: [],
       });
     }
     this.report.outcome('gave-up', { reason: 'the job deadline is near' });

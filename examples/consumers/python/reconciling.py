@@ -16,7 +16,9 @@ It does not take the Agent Card's word for the task's lifecycle:
   the task and starts again;
 - it gives up cleanly where the agent leaves it no way on: when the agent will not cancel a
   task it must cancel (recording the refusal), and before the job's own deadline, canceling
-  the task in hand first.
+  the task in hand first;
+- a cancel that fails on the way (the connection reset, the agent out of reach) is tried
+  again a few times, since only the agent's answer says what became of the task.
 
 Usage: meshsim check [...] -- python3 examples/consumers/python/reconciling.py
 """
@@ -44,6 +46,9 @@ POLL_SECONDS = 0.2
 MAX_DISPATCHES = 6
 # Given up this long before the job's deadline, to cancel the task in hand first.
 CLEANUP_SECONDS = 2.0
+# A cancel that fails on the way is tried again after these pauses (seconds): the agent may
+# be out of reach for a moment, and a task left uncanceled is left running.
+CANCEL_RETRY_PAUSES = (0.5, 1.0, 2.0)
 
 
 class TaskGone(Exception):
@@ -216,9 +221,16 @@ class Reconciling:
             return {'result': 'failed', 'error': repr(error)}, None
         return {'result': 'answered', 'state': state_name(answered.status.state)}, answered
 
-    async def cancel(self, task: Tracked, reason: str) -> None:
-        """Cancels a task the consumer gives up on and records it."""
+    async def cancel(self, task: Tracked, reason: str, pauses=CANCEL_RETRY_PAUSES) -> None:
+        """Cancels a task the consumer gives up on and records it. A cancel that fails on
+        the way is tried again after each of `pauses`: only the agent's answer (canceled,
+        gone, or a refusal) says what became of the task."""
         cancel, _ = await self.ask_cancel(task)
+        for pause in pauses:
+            if cancel['result'] != 'failed':
+                break
+            await asyncio.sleep(pause)
+            cancel, _ = await self.ask_cancel(task)
         self.report.abandoned(task.task_id, reason, cancel)
 
     def limit(self, task: Tracked) -> float | None:
@@ -324,7 +336,8 @@ class Reconciling:
                 return
             task = self.current
             if task is not None and task.task_id and task.state not in TERMINAL:
-                await self.cancel(task, 'the job deadline is near')
+                # Once: the job's deadline leaves no time to try again.
+                await self.cancel(task, 'the job deadline is near', pauses=())
             self.report.outcome('gave-up', reason='the job deadline is near')
 
 
