@@ -942,15 +942,9 @@ fn a_deadline_acted_on_from_a_restarted_turn_is_honoured() {
     assert!(acted, "{:?}", result.reports[0].deadlines);
 }
 
-/// Found as `liveness` at 1 ms steps (swarm seed 72447, crash-bounce v0.1), by the re-sweep
-/// of seeds 30000..80000 after the consumer began reading a task whole where events of it
-/// went unread: this peer replays a task's whole history on resubscribe and reaps the task
-/// when its stream closes. After a cut the consumer read every event again, from `submitted`
-/// to `completed`, and then required the fetch of the ended task, which the reap had made
-/// -32001; it took the task for lost and started again until the job's deadline. A stream
-/// that begins at the task's first state leaves no event of it unread.
-#[test]
-fn a_task_read_again_from_its_first_state_needs_no_whole_fetch() {
+/// Crash-bounce in v0.1 at 1 ms steps against the personality `name`, with swarm seed
+/// 72447's faults (shrunk by `meshsim shrink`).
+fn in_seed_72447s_crash_bounce(name: &str) -> RunSpec {
     let plan = r#"{"faults": [
         {"at_ms": 153, "kind": "partition_oneway", "from": "sidecar", "to": "agent"},
         {"at_ms": 565, "kind": "crash", "host": "agent"},
@@ -961,16 +955,24 @@ fn a_task_read_again_from_its_first_state_needs_no_whole_fetch() {
         {"at_ms": 3170, "kind": "hold", "a": "consumer", "b": "sidecar"},
         {"at_ms": 3176, "kind": "release", "a": "sidecar", "b": "agent"}
     ]}"#;
-    let spec = RunSpec {
+    RunSpec {
         scenario: Scenario::CrashBounce,
-        ..against_at_1ms(
-            "replays-and-reaps-on-stream-close-behind-a-short-route",
-            Dialect::V0_1,
-            Some(plan),
-            72447,
-        )
-    };
-    let result = assert_completes(&spec);
+        ..against_at_1ms(name, Dialect::V0_1, Some(plan), 72447)
+    }
+}
+
+/// Found as `liveness` at 1 ms steps (swarm seed 72447, crash-bounce v0.1), by the re-sweep
+/// of seeds 30000..80000 after the consumer began reading a task whole where events of it
+/// went unread: this peer replays a task's whole history on resubscribe and reaps the task
+/// when its stream closes. After a cut the consumer read every event again, from `submitted`
+/// to `completed`, and then required the fetch of the ended task, which the reap had made
+/// -32001; it took the task for lost and started again until the job's deadline. A stream
+/// that begins at the task's first state leaves no event of it unread.
+#[test]
+fn a_task_read_again_from_its_first_state_needs_no_whole_fetch() {
+    let result = assert_completes(&in_seed_72447s_crash_bounce(
+        "replays-and-reaps-on-stream-close-behind-a-short-route",
+    ));
     // The completed task was read again from its start after a cut: the case the run is
     // there for.
     let report = &result.reports[0];
@@ -992,26 +994,9 @@ fn a_task_read_again_from_its_first_state_needs_no_whole_fetch() {
 /// nothing went unread, and the stream has the rest.
 #[test]
 fn a_v0_1_task_cut_with_nothing_unread_is_read_whole_while_it_is_live() {
-    let plan = r#"{"faults": [
-        {"at_ms": 153, "kind": "partition_oneway", "from": "sidecar", "to": "agent"},
-        {"at_ms": 565, "kind": "crash", "host": "agent"},
-        {"at_ms": 688, "kind": "bounce", "host": "agent"},
-        {"at_ms": 937, "kind": "partition", "a": "consumer", "b": "sidecar"},
-        {"at_ms": 2017, "kind": "repair", "a": "consumer", "b": "sidecar"},
-        {"at_ms": 2827, "kind": "hold", "a": "sidecar", "b": "agent"},
-        {"at_ms": 3170, "kind": "hold", "a": "consumer", "b": "sidecar"},
-        {"at_ms": 3176, "kind": "release", "a": "sidecar", "b": "agent"}
-    ]}"#;
-    let spec = RunSpec {
-        scenario: Scenario::CrashBounce,
-        ..against_at_1ms(
-            "reaps-on-stream-close-behind-a-short-route",
-            Dialect::V0_1,
-            Some(plan),
-            72447,
-        )
-    };
-    let result = assert_completes(&spec);
+    let result = assert_completes(&in_seed_72447s_crash_bounce(
+        "reaps-on-stream-close-behind-a-short-route",
+    ));
     // The task that completed was cut mid-work and followed again: the case the run is
     // there for.
     let report = &result.reports[0];
