@@ -29,8 +29,9 @@ pub struct Exchange {
     /// How the relay ended: `answered`, `stream ended`, `cut`, `reset`, `dropped by the
     /// program`, `runtime restarted`, or `no instance`.
     pub end: String,
-    /// The error a plain answer carried (a JSON-RPC error, or an HTTP status other than 200),
-    /// in words; none for a success or a stream.
+    /// The error the answer carried, in words: a plain answer's JSON-RPC error or HTTP
+    /// status other than 200, or the first error a stream's events carried; none for a
+    /// success.
     pub refusal: Option<String>,
     /// Milliseconds since the run started, when the relay ended (for reading, not
     /// comparing: it depends on the machine).

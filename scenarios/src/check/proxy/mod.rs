@@ -25,6 +25,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::response::Response;
 use http::header::CONTENT_TYPE;
+use meshsim_protocol::sse::SseParser;
 use meshsim_sim::JsonStrings;
 use std::io;
 use std::sync::Arc;
@@ -157,6 +158,7 @@ async fn relay(State(Door { agent, job }): State<Door>, request: Request) -> Res
         stream,
         events: 0,
         after_newline: false,
+        parsed: SseParser::default(),
         generation,
         body: body.into_data_stream(),
         state: RelayState::Open,

@@ -1,12 +1,14 @@
 //! Relaying one event stream: its bytes go out as they come, its events are counted (an SSE
 //! event ends with a blank line), and a trigger aimed at an event cuts the stream after it.
+//! The first error an event carries is the exchange's refusal, as a plain answer's is.
 
 use super::super::faults::Trigger;
 use super::agent::Agent;
-use super::exchange_log::{Exchange, OpenStream};
+use super::exchange_log::{Exchange, OpenStream, refusal_of};
 use crate::lock::lock;
 use axum::body::Bytes;
 use futures_util::StreamExt;
+use meshsim_protocol::sse::SseParser;
 use meshsim_sim::JsonStrings;
 use std::io;
 use std::sync::Arc;
@@ -30,6 +32,8 @@ pub(super) struct StreamRelay {
     pub(super) stream: u32,
     pub(super) events: u32,
     pub(super) after_newline: bool,
+    /// The events relayed so far, parsed, for the first error one carries.
+    pub(super) parsed: SseParser,
     pub(super) generation: watch::Receiver<u64>,
     pub(super) body: axum::body::BodyDataStream,
     pub(super) state: RelayState,
@@ -82,6 +86,7 @@ impl StreamRelay {
             }
             Some(Ok(bytes)) => {
                 let relayed = self.count(bytes);
+                self.read_refusal(&relayed);
                 let job = &self.exchange.job;
                 self.agent
                     .relayed(&mut self.strings, &relayed, job, self.call);
@@ -108,6 +113,19 @@ impl StreamRelay {
             }
         }
         bytes
+    }
+
+    /// Parses the events in `relayed`; the first that carries an error (a JSON-RPC error
+    /// response, or HTTP+JSON's error body) is the exchange's refusal.
+    fn read_refusal(&mut self, relayed: &[u8]) {
+        self.parsed.push(relayed);
+        while let Some(event) = self.parsed.next_event() {
+            if self.exchange.refusal.is_none()
+                && let Ok(event) = event
+            {
+                self.exchange.refusal = refusal_of(200, event.data.as_bytes());
+            }
+        }
     }
 
     /// One more event went out; whether a trigger fires now.

@@ -2,13 +2,16 @@
 //! bindings.
 
 use super::Agent;
-use super::exchange_log::ProxyLog;
+use super::exchange_log::{Exchange, ProxyLog};
+use super::stream_relay::{RelayState, StreamRelay};
 use crate::lock::lock;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use http::Request;
 use meshsim_protocol::Dialect;
 use meshsim_protocol::clock::Clock;
+use meshsim_protocol::sse::SseParser;
 use meshsim_runtimes::{Runtime, builtin};
+use meshsim_sim::JsonStrings;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tower::ServiceExt;
@@ -83,6 +86,73 @@ async fn an_http_json_get_is_a_call_and_delivers_the_task_ids_it_answers_with() 
     assert_eq!(
         (delivery.job.as_deref(), delivery.call),
         (Some("reader"), Some(1))
+    );
+    agent.stop();
+}
+
+/// An error inside a stream (a runtime that cannot express an event in its dialect answers
+/// it as an error event) is the exchange's refusal, as a plain answer's error is, wherever
+/// the relayed chunks split its event; a stream of results has none.
+#[tokio::test]
+async fn the_first_error_a_stream_carries_is_its_refusal() {
+    let runtime = Runtime::new(
+        builtin("python-correct").unwrap(),
+        Dialect::V1_0,
+        Clock::wall(),
+        7,
+    );
+    let log = ProxyLog::announced(None);
+    let agent = Agent::start("agent", runtime, Vec::new(), log.clone()).unwrap();
+    let relay_of = |chunks: Vec<&'static str>| StreamRelay {
+        exchange: Exchange {
+            agent: "agent".into(),
+            job: "reader".into(),
+            call: Some(1),
+            method: "POST".into(),
+            path: "/".into(),
+            events: 0,
+            streamed: true,
+            end: "dropped by the program".into(),
+            refusal: None,
+            at_ms: 0,
+        },
+        strings: JsonStrings::default(),
+        agent: Arc::clone(&agent),
+        call: 1,
+        stream: 1,
+        events: 0,
+        after_newline: false,
+        parsed: SseParser::default(),
+        generation: agent.generation.subscribe(),
+        body: Body::from_stream(futures_util::stream::iter(
+            chunks
+                .into_iter()
+                .map(|chunk| Ok::<_, std::io::Error>(Bytes::from_static(chunk.as_bytes()))),
+        ))
+        .into_data_stream(),
+        state: RelayState::Open,
+        _open: log.stream_opened(),
+    };
+    let result = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"task\":{\"id\":\"t-1\"}}}\n\n";
+    let mut relay = relay_of(vec![
+        result,
+        "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,",
+        "\"message\":\"cannot say it in v0.1\"}}\n",
+        "\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"later\"}}\n\n",
+    ]);
+    while relay.next().await.is_some() {}
+    assert_eq!(relay.exchange.events, 3);
+    assert_eq!(
+        relay.exchange.refusal.as_deref(),
+        Some("-32603 cannot say it in v0.1"),
+        "the first error, though split across chunks"
+    );
+    let mut results = relay_of(vec![result, result]);
+    while results.next().await.is_some() {}
+    assert_eq!(
+        (results.exchange.events, results.exchange.refusal.as_deref()),
+        (2, None)
     );
     agent.stop();
 }
