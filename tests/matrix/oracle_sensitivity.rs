@@ -8,8 +8,8 @@
 //! violation is the break's doing and nothing else's.
 
 use meshsim_consumer::{
-    A2aClient, Abandonment, AppliedEvent, BoxFuture, CancelResult, Consumer, Job, JobReport,
-    Outcome, PeerLifecycleProfile, ProfileKey, ReconcilingConfig, ReconcilingConsumer,
+    A2aClient, Abandonment, AppliedEvent, BoxFuture, CancelResult, Consumer, Deadlines, Job,
+    JobReport, Outcome, PeerLifecycleProfile, ProfileKey, ReconcilingConfig, ReconcilingConsumer,
     ResubscribeBehaviour, TaskView, ledger::EventRef,
 };
 use meshsim_protocol::{Dialect, Message, Role, RpcResult, TaskState};
@@ -38,7 +38,8 @@ enum Break {
     LeavesHedgeRunning,
     /// Reports the job failed when its task completed.
     WrongOutcome,
-    /// Walks away from a stuck task without enforcing or reporting its deadline.
+    /// Acts on a stuck task only at twice its deadline, and reports neither the deadline
+    /// nor the task it walked away from.
     SilentOnDeadline,
     /// Never returns from the job.
     Hangs,
@@ -79,6 +80,17 @@ impl Consumer for BrokenConsumer {
             let hedge = match self.bug {
                 Break::LeavesHedgeRunning => Some(self.hedge(&job).await),
                 _ => None,
+            };
+            let job = match self.bug {
+                Break::SilentOnDeadline => Job {
+                    deadlines: Deadlines {
+                        submitted: job.deadlines.submitted * 2,
+                        working: job.deadlines.working * 2,
+                        ..job.deadlines
+                    },
+                    ..job
+                },
+                _ => job,
             };
             let mut report = self.inner.run(job).await;
             match self.bug {
@@ -488,7 +500,7 @@ fn walking_away_from_a_stuck_task_silently_breaks_deadlines_honoured() {
     assert_eq!(
         violation.detail,
         format!(
-            "the task sat in `submitted` for {} ms, past the 2000 ms deadline, and the consumer neither reported the deadline nor abandoned the task",
+            "the task sat in `submitted` for {} ms, more than a second past the 2000 ms deadline, and the consumer neither reported the deadline nor abandoned the task",
             left - created
         )
     );

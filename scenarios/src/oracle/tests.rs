@@ -1057,15 +1057,17 @@ fn deadlines_honoured_measures_each_stay_against_its_limit() {
                 (Completed, 9_000),
             ],
         ),
-        // Stuck in submitted for 600 ms, then 2,500 ms in its second working turn.
+        // Stuck in submitted for 1,500 ms, moving on within a second of its deadline (a
+        // consumer that looks once a second may not have seen it), then 3,001 ms in its
+        // second working turn, more than a second past that deadline.
         record(
             "slow",
             &[
                 (Submitted, 0),
-                (Working, 600),
-                (InputRequired, 700),
-                (Working, 1_000),
-                (Completed, 3_500),
+                (Working, 1_500),
+                (InputRequired, 1_600),
+                (Working, 2_000),
+                (Completed, 5_001),
             ],
         ),
         // Still working at the end (9,000 ms): stuck from 5,000.
@@ -1111,14 +1113,13 @@ fn deadlines_honoured_measures_each_stay_against_its_limit() {
         .collect();
     let sat = |state: &str, stuck: u64, limit: u64| {
         format!(
-            "the task sat in `{state}` for {stuck} ms, past the {limit} ms deadline, and the consumer neither reported the deadline nor abandoned the task"
+            "the task sat in `{state}` for {stuck} ms, more than a second past the {limit} ms deadline, and the consumer neither reported the deadline nor abandoned the task"
         )
     };
     assert_eq!(
         found,
         vec![
-            ("slow".to_string(), 500, sat("submitted", 600, 500)),
-            ("slow".to_string(), 3_000, sat("working", 2_500, 2_000)),
+            ("slow".to_string(), 4_000, sat("working", 3_001, 2_000)),
             ("open".to_string(), 7_000, sat("working", 4_000, 2_000)),
         ]
     );
