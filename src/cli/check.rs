@@ -307,6 +307,7 @@ fn run_json(result: &CheckResult, personality_file: Option<&Path>) -> serde_json
         "no_faults": !spec.strike_faults,
         "faults": result.strikes,
         "elapsed_ms": result.elapsed_ms,
+        "timers_late_ms": result.timers_late_ms,
         "rerun": spec.rerun_command(),
     })
 }
@@ -359,6 +360,7 @@ fn run_text(result: &CheckResult, personality_file: Option<&Path>) -> String {
         let error = first.refusal.as_deref().unwrap_or_default();
         let _ = writeln!(text, "   refused: {}{more}: {error}", first.call_line());
     }
+    let _ = writeln!(text, "   {}", result.machine_line());
     if let Some(path) = personality_file {
         let _ = writeln!(
             text,

@@ -259,6 +259,9 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
     args.extend(["--timelines", &timelines_arg]);
     let (code, runs, _) = check(&args, &[meshsim(), "consume", "--consumer", "naive"]);
     assert_eq!(code, 1, "{runs:#?}");
+    for run in &runs {
+        assert!(run["timers_late_ms"].is_u64(), "{run:#}");
+    }
     let mut pages: Vec<String> = std::fs::read_dir(&timelines)
         .expect("the timelines directory was created")
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -281,6 +284,10 @@ fn timelines_draws_one_page_per_run_that_did_not_hold_and_none_for_a_run_that_he
         assert!(
             html.contains("meshsim check"),
             "{page} says how to rerun: {html}"
+        );
+        assert!(
+            html.contains("machine: the check&#39;s timers fired up to "),
+            "{page} says how busy the machine was: {html}"
         );
         for side in ["runtime", "consumer"] {
             let header = format!("<th colspan=\"2\">{side}</th>");

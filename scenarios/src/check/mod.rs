@@ -15,6 +15,7 @@ mod proxy;
 mod run;
 mod sweep;
 pub mod timeline;
+mod timer_lateness;
 
 pub use consume::consume;
 pub use faults::{Strike, Trigger};

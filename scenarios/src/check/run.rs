@@ -7,6 +7,7 @@ use super::contract::{self, Order, ReportInvalid};
 use super::faults::{self, Strike};
 use super::program::{self, Ending, Program};
 use super::proxy::{Agent, Announce, Exchange, ProxyLog};
+use super::timer_lateness::TimerLateness;
 use crate::file_name::{file_safe, label_in_file_name};
 use crate::invariant::Invariant;
 use crate::oracle::{self, Evidence, JobRun, Violation};
@@ -25,6 +26,10 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// How late (in milliseconds) the check's timers must have fired for a run's machine to
+/// count as busy: on a machine with a core to spare they fire within a few.
+const BUSY_MACHINE_MS: u64 = 50;
 
 /// How long a run waits, once its programs have ended, for the streams they opened to close.
 const STREAMS_CLOSE_BOUND: Duration = Duration::from_secs(2);
@@ -143,6 +148,9 @@ pub struct CheckResult {
     pub truths: BTreeMap<String, Vec<TaskTruth>>,
     /// Wall time of the run.
     pub elapsed_ms: u64,
+    /// The most the check's own timers fired late during the run: how busy the machine was
+    /// (a run whose deadlines were missed by about as much may have missed them for it).
+    pub timers_late_ms: u64,
     pub reports: Vec<JobReport>,
 }
 
@@ -162,6 +170,22 @@ impl CheckResult {
         self.exchanges
             .iter()
             .filter(|exchange| exchange.refusal.is_some())
+    }
+
+    /// How busy the machine was during the run, from how late the check's timers fired,
+    /// and what a reader of a run on a busy one should know.
+    pub fn machine_line(&self) -> String {
+        let busy = if self.timers_late_ms < BUSY_MACHINE_MS {
+            "quiet"
+        } else {
+            "busy: the runtimes' work took longer than their personalities say and the \
+             program's timers fired late too, so a deadline missed by a little may be the \
+             machine's; the rerun line runs the run alone"
+        };
+        format!(
+            "machine: the check's timers fired up to {} ms late during the run ({busy})",
+            self.timers_late_ms
+        )
     }
 
     /// One line per problem: programs that failed, reports that break the contract, and
@@ -202,6 +226,7 @@ impl CheckResult {
 pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<CheckResult, String> {
     let clock = Clock::wall();
     let started = clock.now();
+    let lateness = TimerLateness::start();
     let layout = spec.scenario.layout(
         &spec.runtime.personality,
         spec.seed.derive(seed_names::WORKLOAD),
@@ -291,6 +316,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
     // group, so the wait is short; the bound is for a proxy that never sees the close.
     log.streams_closed(STREAMS_CLOSE_BOUND).await;
     let end = clock.now().saturating_sub(started);
+    let timers_late_ms = lateness.stop();
 
     let mut jobs = Vec::new();
     let mut job_runs = Vec::new();
@@ -385,6 +411,7 @@ pub async fn check(spec: &CheckSpec, announce: Option<Announce>) -> Result<Check
         strikes: log.strikes(),
         exchanges: log.exchanges(),
         elapsed_ms: u64::try_from(end.as_millis()).unwrap_or(u64::MAX),
+        timers_late_ms,
         reports: job_runs.into_iter().filter_map(|run| run.report).collect(),
         truths: records,
     })

@@ -25,11 +25,12 @@ pub fn render(result: &CheckResult) -> String {
         spec.dialect
     );
     let mut page = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}: <span class=\"bad\">{}</span></h1>\n<p>rerun: <code>{}</code></p>\n",
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}: <span class=\"bad\">{}</span></h1>\n<p>rerun: <code>{}</code></p>\n<p>{}</p>\n",
         esc(&title),
         esc(&title),
         result.verdict.name(),
-        esc(&spec.rerun_command())
+        esc(&spec.rerun_command()),
+        esc(&result.machine_line())
     );
     page.push_str("<h2>Problems</h2><ul>\n");
     for problem in result.problems() {
