@@ -7,7 +7,7 @@ use super::contract::{self, Order, ReportInvalid};
 use super::faults::{self, Strike};
 use super::program::{self, Ending, Program};
 use super::proxy::{Agent, Announce, Exchange, ProxyLog};
-use super::timer_lateness::TimerLateness;
+use super::timer_lateness::{self, TimerLateness};
 use crate::file_name::{file_safe, label_in_file_name};
 use crate::invariant::Invariant;
 use crate::oracle::{self, Evidence, JobRun, Violation};
@@ -26,10 +26,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// How late (in milliseconds) the check's timers must have fired for a run's machine to
-/// count as busy: on a machine with a core to spare they fire within a few.
-const BUSY_MACHINE_MS: u64 = 50;
 
 /// How long a run waits, once its programs have ended, for the streams they opened to close.
 const STREAMS_CLOSE_BOUND: Duration = Duration::from_secs(2);
@@ -175,17 +171,7 @@ impl CheckResult {
     /// How busy the machine was during the run, from how late the check's timers fired,
     /// and what a reader of a run on a busy one should know.
     pub fn machine_line(&self) -> String {
-        let busy = if self.timers_late_ms < BUSY_MACHINE_MS {
-            "quiet"
-        } else {
-            "busy: the runtimes' work took longer than their personalities say and the \
-             program's timers fired late too, so a deadline missed by a little may be the \
-             machine's; the rerun line runs the run alone"
-        };
-        format!(
-            "machine: the check's timers fired up to {} ms late during the run ({busy})",
-            self.timers_late_ms
-        )
+        timer_lateness::described(self.timers_late_ms)
     }
 
     /// One line per problem: programs that failed, reports that break the contract, and

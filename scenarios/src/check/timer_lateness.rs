@@ -13,6 +13,22 @@ use tokio::task::JoinHandle;
 /// How often the probe's timer is set.
 const PERIOD: Duration = Duration::from_millis(20);
 
+/// How late (in milliseconds) the timers must have fired for a run's machine to count as
+/// busy: on a machine with a core to spare they fire within a few.
+const BUSY_MS: u64 = 50;
+
+/// A run's timers fired up to `late_ms` late, in words for its reader.
+pub(super) fn described(late_ms: u64) -> String {
+    let busy = if late_ms < BUSY_MS {
+        "quiet"
+    } else {
+        "busy: the runtimes' work took longer than their personalities say and the program's \
+         timers fired late too, so a deadline missed by a little may be the machine's; the \
+         rerun line runs the run alone"
+    };
+    format!("machine: the check's timers fired up to {late_ms} ms late during the run ({busy})")
+}
+
 /// A timer set every [`PERIOD`] on the current tokio runtime, noting the most any one fired
 /// late, until [`TimerLateness::stop`] or until dropped.
 pub(super) struct TimerLateness {
@@ -74,5 +90,10 @@ mod tests {
             lateness.stop()
         });
         assert!(worst >= 280, "{worst} ms");
+        assert!(described(worst).ends_with("late during the run (busy: the runtimes' work took longer than their personalities say and the program's timers fired late too, so a deadline missed by a little may be the machine's; the rerun line runs the run alone)"));
+        assert_eq!(
+            described(49),
+            "machine: the check's timers fired up to 49 ms late during the run (quiet)"
+        );
     }
 }
