@@ -77,10 +77,17 @@ export function orderFromEnv(env = process.env) {
     submittedDeadlineMs: Number(env.MESHSIM_SUBMITTED_DEADLINE_MS),
     workingDeadlineMs: Number(env.MESHSIM_WORKING_DEADLINE_MS),
     jobDeadlineMs: Number(env.MESHSIM_JOB_DEADLINE_MS),
+    // When the job's deadline passes, on `performance.now()`: counted from when the order
+    // was read, so that the time spent before the work (the Card fetched, the clients
+    // made) counts against it too.
+    deadlineAt: performance.now() + Number(env.MESHSIM_JOB_DEADLINE_MS),
     seed: env.MESHSIM_SEED,
     report: env.MESHSIM_REPORT,
   };
 }
+
+/** Milliseconds until the job's deadline. */
+export const jobTimeLeftMs = (order) => Math.max(0, order.deadlineAt - performance.now());
 
 /** The report file, written a line at a time (so a crash leaves what was done). */
 export class Report {
@@ -142,7 +149,7 @@ export async function run(main) {
   const deadline = setTimeout(() => {
     report.outcome('gave-up', { reason: 'job deadline passed' });
     process.exit(0);
-  }, order.jobDeadlineMs);
+  }, jobTimeLeftMs(order));
   try {
     await main(order, report);
   } catch (error) {

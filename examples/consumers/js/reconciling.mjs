@@ -32,6 +32,7 @@ import {
   TERMINAL,
   TaskState,
   clientFactory,
+  jobTimeLeftMs,
   outcomeOf,
   run,
   sdk,
@@ -402,7 +403,8 @@ class Reconciling {
   async run() {
     let timer;
     const nearDeadline = new Promise((resolve) => {
-      timer = setTimeout(() => resolve('near'), Math.max(0, this.order.jobDeadlineMs - CLEANUP_MS));
+      // From the job's deadline, not from now: the Card and the clients took time too.
+      timer = setTimeout(() => resolve('near'), Math.max(0, jobTimeLeftMs(this.order) - CLEANUP_MS));
     });
     const dispatches = this.dispatches().catch((error) => {
       if (!(error instanceof Halted)) throw error;

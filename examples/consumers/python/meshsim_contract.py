@@ -9,6 +9,7 @@ types (for state names).
 import asyncio
 import json
 import os
+import time
 from dataclasses import dataclass
 
 from a2a.types.a2a_pb2 import TaskState
@@ -48,6 +49,14 @@ class Order:
     job_deadline_s: float
     seed: int
     report: str
+    # When the job's deadline passes, on `time.monotonic()`: counted from when the order was
+    # read, so that the time spent before the work (the Card fetched, the clients made)
+    # counts against it too.
+    deadline_at: float
+
+    def job_time_left(self) -> float:
+        """Seconds until the job's deadline."""
+        return max(0.0, self.deadline_at - time.monotonic())
 
     @staticmethod
     def from_env() -> 'Order':
@@ -64,6 +73,7 @@ class Order:
             job_deadline_s=int(env['MESHSIM_JOB_DEADLINE_MS']) / 1000,
             seed=int(env['MESHSIM_SEED']),
             report=env['MESHSIM_REPORT'],
+            deadline_at=time.monotonic() + int(env['MESHSIM_JOB_DEADLINE_MS']) / 1000,
         )
 
 
@@ -133,7 +143,7 @@ def run(main) -> None:
         order = Order.from_env()
         report = Report(order.report)
         try:
-            await asyncio.wait_for(main(order, report), order.job_deadline_s)
+            await asyncio.wait_for(main(order, report), order.job_time_left())
         except TimeoutError:
             report.outcome('gave-up', reason='job deadline passed')
         except Exception as error:

@@ -329,8 +329,9 @@ class Reconciling:
         """The dispatches, given up before the job's deadline with the task in hand
         canceled, so that nothing is left running on the agent."""
         try:
+            # From the job's deadline, not from now: the Card and the clients took time too.
             await asyncio.wait_for(self.dispatches(),
-                                   max(0.0, self.order.job_deadline_s - CLEANUP_SECONDS))
+                                   max(0.0, self.order.job_time_left() - CLEANUP_SECONDS))
         except asyncio.TimeoutError:
             if self.report.finished:
                 return
