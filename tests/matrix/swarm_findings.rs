@@ -1,7 +1,7 @@
-//! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), and over
+//! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), over
 //! seeds 30000..80000 once `one-outcome` compared artifacts and `deadlines-honoured` asked
-//! when, each reproduced from a personality file in `tests/personalities/` and judged as the
-//! verdict now judges it.
+//! when, and over seeds 80000..120000, each reproduced from a personality file in
+//! `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{
@@ -9,7 +9,7 @@ use meshsim_consumer::{
     ResubscribeBehaviour,
 };
 use meshsim_protocol::{Dialect, TaskState};
-use meshsim_runtimes::Origin;
+use meshsim_runtimes::{Fate, Origin};
 use meshsim_scenarios::{
     ConsumerChoice, Faults, Invariant, RunOptions, RunResult, RunSpec, Scenario, run,
 };
@@ -1005,4 +1005,50 @@ fn a_v0_1_task_cut_with_nothing_unread_is_read_whole_while_it_is_live() {
         &anomaly.task_id == completed && anomaly.detail.starts_with("transport failure")
     });
     assert!(cut, "{:?}", report.anomalies);
+}
+
+/// Found as `profile-matches-runtime` by the sweep of seeds 80000..120000 (seed 101649,
+/// stuck-in-submitted, in every dialect; seed 83006 too, heterogeneous-mesh v0.1, where it
+/// taught that tasks die with their streams): a partition kept the task's question from the
+/// consumer, whose read timed out after 5 s, and it resubscribed. The peer replays a task's
+/// history on resubscribe and stamps each replayed status anew, so the question, asked
+/// 4.8 s before, read as asked just then; the peer's timer reaped the waiting task a moment
+/// later, the follow-up met -32001, and the consumer put that down to the follow-up, right
+/// after the question, and learned that follow-ups to the same task are refused (v0.3,
+/// v1.0) or resume with a second `submitted` (v0.1). A state applied from a resubscribe is
+/// no longer dated by its stamp.
+#[test]
+fn a_question_replayed_with_a_new_stamp_does_not_date_what_follows_it() {
+    let plan = r#"{"faults": [
+        {"at_ms": 943, "kind": "partition_oneway", "from": "consumer", "to": "agent"},
+        {"at_ms": 2404, "kind": "repair_oneway", "from": "consumer", "to": "agent"},
+        {"at_ms": 2849, "kind": "partition", "a": "agent", "b": "consumer"},
+        {"at_ms": 3440, "kind": "repair", "a": "agent", "b": "consumer"},
+        {"at_ms": 3516, "kind": "partition_oneway", "from": "agent", "to": "consumer"},
+        {"at_ms": 4340, "kind": "repair_oneway", "from": "agent", "to": "consumer"}
+    ]}"#;
+    for dialect in Dialect::ALL {
+        let spec = RunSpec {
+            scenario: Scenario::StuckInSubmitted,
+            ..against_at_1ms(
+                "replays-restamped-and-reaps-waiting-tasks",
+                dialect,
+                Some(plan),
+                101649,
+            )
+        };
+        let result = assert_completes(&spec);
+        // The question came in a replay, and the task it asked about was gone when the
+        // consumer answered: the case the run is there for.
+        let report = &result.reports[0];
+        let replayed = report.anomalies.iter().any(|anomaly| {
+            anomaly
+                .detail
+                .starts_with("submitted reported while in working")
+        });
+        let reaped = result.truths["agent"].iter().any(|task| {
+            matches!(&task.fate, Some(Fate::Reaped { reason, .. }) if reason == "input-required timeout")
+        });
+        assert!(replayed && reaped, "{dialect}: {:?}", report.anomalies);
+    }
 }

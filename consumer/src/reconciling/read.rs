@@ -69,7 +69,7 @@ impl<C: Connector> Run<'_, C> {
         if let Some(task) = slot.as_mut() {
             task.ended_by_peer = matches!(report.end, ReadEnd::Closed);
             let rulings = task.ledger.close(connection);
-            self.record_rulings(task, rulings, &mut report);
+            self.record_rulings(task, rulings, kind, &mut report);
         }
         report
     }
@@ -182,7 +182,7 @@ impl<C: Connector> Run<'_, C> {
         {
             task.status_text = session::status_text(event).or(task.status_text.take());
         }
-        self.record_rulings(task, rulings, report);
+        self.record_rulings(task, rulings, kind, report);
         let settled = task
             .ledger
             .current()
@@ -191,12 +191,18 @@ impl<C: Connector> Run<'_, C> {
         (settled && counts && !task.ledger.is_aligning()).then_some(ReadEnd::Settled)
     }
 
+    /// Records what the ledger ruled of the events read on a `kind` connection. A state
+    /// applied from a resubscribe is not dated by its stamp: the stream may begin with the
+    /// task's history replayed, and a peer may stamp what it replays anew, so a question
+    /// asked seconds ago (its task since reaped by a timer) would read as asked just now.
     fn record_rulings(
         &mut self,
         task: &mut Tracked,
         rulings: Vec<Ruling>,
+        kind: ConnectionKind,
         report: &mut ReadReport,
     ) {
+        let stamps_date = kind != ConnectionKind::Resubscribe;
         for ruling in rulings {
             let observation = ruling.observation;
             match ruling.verdict {
@@ -204,9 +210,12 @@ impl<C: Connector> Run<'_, C> {
                     report.applied += 1;
                     let now = Instant::now();
                     task.entered = now;
-                    task.stamped = self
-                        .peer_clock
-                        .stamped_sent_at(observation.timestamp.as_deref(), now);
+                    task.stamped = stamps_date
+                        .then(|| {
+                            self.peer_clock
+                                .stamped_sent_at(observation.timestamp.as_deref(), now)
+                        })
+                        .flatten();
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,
@@ -270,7 +279,7 @@ impl<C: Connector> Run<'_, C> {
         }
         if let Some(task) = slot.as_mut() {
             let rulings = task.ledger.close(connection);
-            self.record_rulings(task, rulings, &mut report);
+            self.record_rulings(task, rulings, kind, &mut report);
         }
         report
     }

@@ -24,7 +24,8 @@ pub struct Tracked {
     /// [`PeerClock`](super::peer_clock::PeerClock)). Earlier than `entered` when the report
     /// of it was held on the way; `None` without a readable stamp: neither its arrival nor
     /// the stream's keep-alives date it, since a link may have held it for any time (see
-    /// `answer.rs`).
+    /// `answer.rs`). `None` too for a state applied from a resubscribe, whose replayed
+    /// events a peer may stamp anew.
     pub stamped: Option<Instant>,
     /// Whether a stream created or carried this task (the peer may reap it on close).
     pub streamed: bool,
