@@ -5,7 +5,7 @@
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{
-    CancelResult, FollowupBehaviour, Outcome, PeerLifecycleProfile, ReconcilingConfig,
+    CancelResult, FollowupBehaviour, JobReport, Outcome, PeerLifecycleProfile, ReconcilingConfig,
     ResubscribeBehaviour,
 };
 use meshsim_protocol::{Dialect, TaskState};
@@ -94,6 +94,16 @@ fn assert_completes(spec: &RunSpec) -> RunResult {
         report.outcome
     );
     result
+}
+
+/// Whether the consumer read the task's history replayed: `submitted` again while the task
+/// was working.
+fn read_a_replay(report: &JobReport) -> bool {
+    report.anomalies.iter().any(|anomaly| {
+        anomaly
+            .detail
+            .starts_with("submitted reported while in working")
+    })
 }
 
 /// Runs `spec` keeping its trace: the run, and its trace's lines parsed.
@@ -976,12 +986,7 @@ fn a_task_read_again_from_its_first_state_needs_no_whole_fetch() {
     // The completed task was read again from its start after a cut: the case the run is
     // there for.
     let report = &result.reports[0];
-    let replayed = report.anomalies.iter().any(|anomaly| {
-        anomaly
-            .detail
-            .starts_with("submitted reported while in working")
-    });
-    assert!(replayed, "{:?}", report.anomalies);
+    assert!(read_a_replay(report), "{:?}", report.anomalies);
 }
 
 /// Found by shrinking swarm seed 72447 (crash-bounce v0.1, `liveness`) with the default
@@ -1041,11 +1046,7 @@ fn a_question_replayed_with_a_new_stamp_does_not_date_what_follows_it() {
         // The question came in a replay, and the task it asked about was gone when the
         // consumer answered: the case the run is there for.
         let report = &result.reports[0];
-        let replayed = report.anomalies.iter().any(|anomaly| {
-            anomaly
-                .detail
-                .starts_with("submitted reported while in working")
-        });
+        let replayed = read_a_replay(report);
         let reaped = result.truths["agent"].iter().any(|task| {
             matches!(&task.fate, Some(Fate::Reaped { reason, .. }) if reason == "input-required timeout")
         });

@@ -52,11 +52,8 @@ async fn task_behind_the_proxys_back(agent: &Arc<Agent>) -> String {
         .to_string()
 }
 
-/// HTTP+JSON reads a task with a GET: the GET is a numbered call like any other, and the
-/// task id its answer carries is delivered to the job whose door it came through, as a
-/// POST's would be. A Card fetch is not numbered.
-#[tokio::test]
-async fn an_http_json_get_is_a_call_and_delivers_the_task_ids_it_answers_with() {
+/// A v1.0 python-correct agent behind the proxy, with no triggers, and its log.
+fn python_correct_agent() -> (Arc<Agent>, ProxyLog) {
     let runtime = Runtime::new(
         builtin("python-correct").unwrap(),
         Dialect::V1_0,
@@ -65,6 +62,15 @@ async fn an_http_json_get_is_a_call_and_delivers_the_task_ids_it_answers_with() 
     );
     let log = ProxyLog::announced(None);
     let agent = Agent::start("agent", runtime, Vec::new(), log.clone()).unwrap();
+    (agent, log)
+}
+
+/// HTTP+JSON reads a task with a GET: the GET is a numbered call like any other, and the
+/// task id its answer carries is delivered to the job whose door it came through, as a
+/// POST's would be. A Card fetch is not numbered.
+#[tokio::test]
+async fn an_http_json_get_is_a_call_and_delivers_the_task_ids_it_answers_with() {
+    let (agent, log) = python_correct_agent();
     let task = task_behind_the_proxys_back(&agent).await;
     let door = agent.router("reader");
     let card = request("GET", Dialect::V1_0.card_path(), None);
@@ -95,14 +101,7 @@ async fn an_http_json_get_is_a_call_and_delivers_the_task_ids_it_answers_with() 
 /// the relayed chunks split its event; a stream of results has none.
 #[tokio::test]
 async fn the_first_error_a_stream_carries_is_its_refusal() {
-    let runtime = Runtime::new(
-        builtin("python-correct").unwrap(),
-        Dialect::V1_0,
-        Clock::wall(),
-        7,
-    );
-    let log = ProxyLog::announced(None);
-    let agent = Agent::start("agent", runtime, Vec::new(), log.clone()).unwrap();
+    let (agent, log) = python_correct_agent();
     let relay_of = |chunks: Vec<&'static str>| StreamRelay {
         exchange: Exchange {
             agent: "agent".into(),
