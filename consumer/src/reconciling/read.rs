@@ -210,12 +210,12 @@ impl<C: Connector> Run<'_, C> {
                     report.applied += 1;
                     let now = Instant::now();
                     task.entered = now;
-                    task.stamped = stamps_date
-                        .then(|| {
-                            self.peer_clock
-                                .stamped_sent_at(observation.timestamp.as_deref(), now)
-                        })
-                        .flatten();
+                    task.stamped = if stamps_date {
+                        self.peer_clock
+                            .stamped_sent_at(observation.timestamp.as_deref(), now)
+                    } else {
+                        None
+                    };
                     self.session.recorder.applied(
                         &task.task_id,
                         ruling.from,

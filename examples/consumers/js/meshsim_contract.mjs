@@ -67,6 +67,7 @@ export const stateName = (state) => STATE_NAMES[state] ?? 'unknown';
 
 /** The job, as meshsim hands it over in the environment. */
 export function orderFromEnv(env = process.env) {
+  const jobDeadlineMs = Number(env.MESHSIM_JOB_DEADLINE_MS);
   return {
     agentUrl: env.MESHSIM_AGENT_URL,
     dialect: env.MESHSIM_DIALECT,
@@ -76,11 +77,11 @@ export function orderFromEnv(env = process.env) {
     cancelAtInputRequired: env.MESHSIM_CANCEL_AT_INPUT_REQUIRED === '1',
     submittedDeadlineMs: Number(env.MESHSIM_SUBMITTED_DEADLINE_MS),
     workingDeadlineMs: Number(env.MESHSIM_WORKING_DEADLINE_MS),
-    jobDeadlineMs: Number(env.MESHSIM_JOB_DEADLINE_MS),
+    jobDeadlineMs,
     // When the job's deadline passes, on `performance.now()`: counted from when the order
     // was read, so that the time spent before the work (the Card fetched, the clients
     // made) counts against it too.
-    deadlineAt: performance.now() + Number(env.MESHSIM_JOB_DEADLINE_MS),
+    deadlineAt: performance.now() + jobDeadlineMs,
     seed: env.MESHSIM_SEED,
     report: env.MESHSIM_REPORT,
   };

@@ -61,6 +61,7 @@ class Order:
     @staticmethod
     def from_env() -> 'Order':
         env = os.environ
+        job_deadline_s = int(env['MESHSIM_JOB_DEADLINE_MS']) / 1000
         return Order(
             agent_url=env['MESHSIM_AGENT_URL'],
             dialect=env['MESHSIM_DIALECT'],
@@ -70,10 +71,10 @@ class Order:
             cancel_at_input_required=env['MESHSIM_CANCEL_AT_INPUT_REQUIRED'] == '1',
             submitted_deadline_s=int(env['MESHSIM_SUBMITTED_DEADLINE_MS']) / 1000,
             working_deadline_s=int(env['MESHSIM_WORKING_DEADLINE_MS']) / 1000,
-            job_deadline_s=int(env['MESHSIM_JOB_DEADLINE_MS']) / 1000,
+            job_deadline_s=job_deadline_s,
             seed=int(env['MESHSIM_SEED']),
             report=env['MESHSIM_REPORT'],
-            deadline_at=time.monotonic() + int(env['MESHSIM_JOB_DEADLINE_MS']) / 1000,
+            deadline_at=time.monotonic() + job_deadline_s,
         )
 
 
