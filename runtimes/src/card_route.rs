@@ -1,6 +1,7 @@
 //! The Agent Card's route: the Card ([`crate::card`]) for the address the client used, in
 //! the dialect the request asks for where the personality shapes it by the `A2A-Version`
-//! header, with HTTP caching ([`crate::card_cache`]). A Card's text depends only on the
+//! header, with HTTP caching ([`crate::card_cache`]), as late as the personality's
+//! `card_delay_ms` says. A Card's text depends only on the
 //! personality, the dialects and the address, so each thread writes it once for those
 //! ([`ThreadMemo`]): every run of a sweep fetches the Card of the same few runtimes.
 
@@ -39,11 +40,15 @@ struct CardOf {
 }
 
 /// The Agent Card, pointing at the address the client used to reach it, with caching
-/// headers (`Last-Modified` when the instance began).
+/// headers (`Last-Modified` when the instance began), after the personality's
+/// `card_delay_ms`.
 pub(crate) async fn serve(
     State(host): State<Arc<Host>>,
     Headers(headers): Headers,
 ) -> Response<Body> {
+    if let Some(delay) = host.personality.card_delay() {
+        meshsim_time::sleep(delay).await;
+    }
     let authority = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())

@@ -40,7 +40,7 @@ pub const CANCEL_REFUSED: ImpossibleRule = ImpossibleRule {
 /// The peer's stalled tasks leave too little of the job's time for its work.
 pub const EVERY_TASK_STALLS: ImpossibleRule = ImpossibleRule {
     name: "every-task-stalls",
-    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: from when a consumer can be sure to reach the peer after the run's faults (their end, when the last restart is past and the network whole, plus one request timeout of the simulation's client, for the call the faults may have swallowed, which it learns of only by that timeout), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) plus the exchanges no consumer can do without (the Card, a send and a cancel per stalled task, a send per turn, each a connection, a request and an answer at the network's slowest) do not fit within the job's deadline, so no consumer can be sure to finish",
+    rule: "the peer's first `stalled_first_tasks` tasks after each (re)start never leave submitted, and a consumer tells a stalled task from a slow one only at the job's submitted deadline: from when a consumer can be sure to reach the peer after the run's faults (their end, when the last restart is past and the network whole, plus one request timeout of the simulation's client, for the call the faults may have swallowed, which it learns of only by that timeout), that many submitted deadlines plus the script's longest work (its work steps × `work.max_ms`) plus the exchanges no consumer can do without (the Card, a send and a cancel per stalled task, a send per turn, each a connection, a request and an answer at the network's slowest) plus the Card's `card_delay_ms` do not fit within the job's deadline, so no consumer can be sure to finish",
 };
 
 /// The job's long work outlasts the peer's TTL, which reaps the task mid-work.
@@ -135,16 +135,22 @@ fn stalls_outlast_the_job(
     let lost_call = lost_call_timeout(faults_end);
     let exchanges = 1 + 2 * stalls + turns;
     let round_trips = SLOWEST_EXCHANGE.saturating_mul(exchanges);
-    let needed = faults_end + lost_call + waiting + longest_work + round_trips;
+    let card_delay = personality.card_delay().unwrap_or_default();
+    let needed = faults_end + lost_call + waiting + longest_work + round_trips + card_delay;
     // Finishing at the deadline itself is too late: the last answer takes a round trip.
     (needed >= job.deadlines.job).then(|| {
         format!(
-            "{} ms (faults end) + {} ms (request timeout of a call they swallowed) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) + {exchanges} exchanges × {} ms = {} ms, not within the {} ms job deadline",
+            "{} ms (faults end) + {} ms (request timeout of a call they swallowed) + {stalls} stalled tasks × {} ms (submitted deadline) + {steps} work steps × {} ms (work.max_ms) + {exchanges} exchanges × {} ms{} = {} ms, not within the {} ms job deadline",
             faults_end.as_millis(),
             lost_call.as_millis(),
             job.deadlines.submitted.as_millis(),
             work.max_ms,
             SLOWEST_EXCHANGE.as_millis(),
+            if card_delay.is_zero() {
+                String::new()
+            } else {
+                format!(" + {} ms (card_delay_ms)", card_delay.as_millis())
+            },
             needed.as_millis(),
             job.deadlines.job.as_millis()
         )
@@ -270,6 +276,19 @@ mod tests {
         assert_eq!(found.rule, EVERY_TASK_STALLS);
         assert!(
             found.why.contains("+ 13 exchanges × 80 ms = 30040 ms"),
+            "{}",
+            found.why
+        );
+        // A Card answered 40 ms late takes the 29.96 s to the deadline itself.
+        let late_card = Personality {
+            card_delay_ms: Some(40),
+            ..peer(5, 980)
+        };
+        let found = impossible(&late_card, &asks, Duration::ZERO).expect("impossible");
+        assert!(
+            found
+                .why
+                .contains("+ 13 exchanges × 80 ms + 40 ms (card_delay_ms) = 30000 ms"),
             "{}",
             found.why
         );

@@ -35,6 +35,14 @@ pub const LONGEST_WORK_STEP_MS: u64 = 1_600;
 /// their expectation and at 1 ms 180 (the consumer's retries carried 20 ms: none of 2,100).
 pub const SHORTEST_SIDECAR_TIMEOUT_MS: u64 = 100;
 
+/// The longest the swarm has a Card take to be answered, under which discovering the peer
+/// always fits the simulation's client request timeout (3 s for the whole discovery: the
+/// delay, then a connection, a request and its answer, each message up to 20 ms), with room
+/// for a client that allows less. Measured with every Card this late, 50 seeds of the
+/// swarm-faulted reconciling sweep: at 2,500 ms and at 2,900 ms none of 1,050 runs missed
+/// its expectation, at 3,100 ms all 1,050 did (no discovery finished in time).
+pub const LONGEST_CARD_DELAY_MS: u64 = 2_500;
+
 /// Each knob value of `personality` outside the space where verdicts are about the
 /// consumer, with why, in words; empty when there is none.
 pub fn cautions(personality: &Personality) -> Vec<String> {
@@ -83,20 +91,37 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
             work.max_ms
         ));
     }
+    let card_delay_ms = personality.card_delay_ms.unwrap_or(0);
+    if card_delay_ms > LONGEST_CARD_DELAY_MS {
+        cautions.push(format!(
+            "card_delay_ms is {card_delay_ms}, over {LONGEST_CARD_DELAY_MS} ms: with the \
+             exchange itself the Card may outlast a client's request timeout (the \
+             simulation's is 3 s), and discovering the peer then fails, by chance or always"
+        ));
+    }
     if let Some(sidecar) = &personality.sidecar {
         let timeouts = [
             ("route_timeout_ms", sidecar.route_timeout_ms),
             ("idle_timeout_ms", sidecar.idle_timeout_ms),
         ];
         for (knob, timeout_ms) in timeouts {
-            if let Some(timeout_ms) = timeout_ms
-                && timeout_ms < SHORTEST_SIDECAR_TIMEOUT_MS
-            {
+            let Some(timeout_ms) = timeout_ms else {
+                continue;
+            };
+            if timeout_ms < SHORTEST_SIDECAR_TIMEOUT_MS {
                 cautions.push(format!(
                     "sidecar.{knob} is {timeout_ms}, under {SHORTEST_SIDECAR_TIMEOUT_MS} ms: an \
                      exchange through the sidecar (a connection, a request and its answer, \
                      each message up to 20 ms) completes only when the network is quick, by \
                      chance"
+                ));
+            } else if card_delay_ms > 0
+                && timeout_ms < card_delay_ms.saturating_add(SHORTEST_SIDECAR_TIMEOUT_MS)
+            {
+                cautions.push(format!(
+                    "sidecar.{knob} is {timeout_ms}, under card_delay_ms ({card_delay_ms}) \
+                     and {SHORTEST_SIDECAR_TIMEOUT_MS} ms for the exchange: the sidecar may cut \
+                     the Card before it is answered, and then no consumer can discover the peer"
                 ));
             }
         }
@@ -191,6 +216,37 @@ mod tests {
         // Always fits (at most 8 s), never fits (at least 12 s).
         assert!(cautions(&with(ttl, 100, 400, 20)).is_empty());
         assert!(cautions(&with(ttl, 400, 400, 30)).is_empty());
+    }
+
+    #[test]
+    fn a_card_later_than_the_longest_the_swarm_draws_is_named() {
+        let late = |card_delay_ms| Personality {
+            card_delay_ms: Some(card_delay_ms),
+            ..Personality::default()
+        };
+        assert!(cautions(&late(LONGEST_CARD_DELAY_MS)).is_empty());
+        let named = cautions(&late(LONGEST_CARD_DELAY_MS + 1));
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(named[0].starts_with("card_delay_ms is 2501"), "{named:?}");
+    }
+
+    #[test]
+    fn a_sidecar_that_cuts_the_card_before_it_is_answered_is_named() {
+        let behind = |card_delay_ms, idle_timeout_ms| Personality {
+            card_delay_ms: Some(card_delay_ms),
+            sidecar: Some(Sidecar {
+                route_timeout_ms: None,
+                idle_timeout_ms: Some(idle_timeout_ms),
+            }),
+            ..Personality::default()
+        };
+        assert!(cautions(&behind(1_900, 2_000)).is_empty());
+        let named = cautions(&behind(1_901, 2_000));
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].starts_with("sidecar.idle_timeout_ms is 2000, under card_delay_ms (1901)"),
+            "{named:?}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! as a personality file, which runs exactly like the draw.
 //!
 //! A runtime with the v0.3 compatibility layer (v0.3 over JSON-RPC) never serves HTTP+JSON
-//! alone, which a personality file could not say either. Three couplings keep every drawn
+//! alone, which a personality file could not say either. Four couplings keep every drawn
 //! job decidable from the personality (possible, or impossible by a rule the oracle states)
 //! instead of possible only by luck (the bounds of [`crate::judgeable`], which names what a
 //! personality file sets outside them):
@@ -19,9 +19,14 @@
 //! - under a TTL reaper the `#long` script's work, which stays in `working` without a
 //!   transition, either always fits the TTL (`long_running_steps × work.max_ms` under it)
 //!   or never does (`long_running_steps × work.min_ms` over it: the job is impossible by
-//!   [`crate::impossible::WORK_OUTLASTS_TTL`]).
+//!   [`crate::impossible::WORK_OUTLASTS_TTL`]);
+//! - a Card answered late is answered at least 100 ms before the sidecar's timeouts, if
+//!   any, would cut it, or no consumer could discover the peer.
 
-use crate::judgeable::{LONG_WORK_BUDGET_MS, LONGEST_WORK_STEP_MS, SHORTEST_REAPING_TIMER_MS};
+use crate::judgeable::{
+    LONG_WORK_BUDGET_MS, LONGEST_CARD_DELAY_MS, LONGEST_WORK_STEP_MS, SHORTEST_REAPING_TIMER_MS,
+    SHORTEST_SIDECAR_TIMEOUT_MS,
+};
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
     Bindings, BusyFollowUp, CancelOutcome, CancelPolicy, CardClaims, FollowUp, FollowUpOpening,
@@ -53,6 +58,10 @@ const ROUTE_TIMEOUT_MS: [u64; 4] = [5_000, 15_000, 30_000, 60_000];
 /// Sidecar stream idle timeouts (Envoy's default is 5 min; meshes often set seconds).
 const IDLE_TIMEOUT_MS: [u64; 5] = [2_000, 5_000, 15_000, 30_000, 60_000];
 
+/// Card delays, from a busy handler to a cold start; the last bucket ends at the longest the
+/// Card may take ([`draw_card_delay`]).
+const CARD_DELAY_MS: [u64; 3] = [10, 300, 1_000];
+
 /// Tenants a v1.0 runtime behind a shared endpoint may have: plain, with a dot and a
 /// digit, with the unreserved `~` a client must not escape.
 const TENANTS: [&str; 3] = ["acme", "eu-west.1", "team~7"];
@@ -83,6 +92,7 @@ pub fn draw(run_seed: Seed) -> Personality {
     let name = format!("swarm-{}", run_seed.value());
     let reaping = draw_reaping(&mut knob("reaping"));
     let v0_3_compat = chance(&mut knob("v0_3_compat"), 50);
+    let sidecar = draw_sidecar(&mut knob("sidecar"));
     let mut version = knob("card.version");
     let version = format!(
         "{}.{}.{}",
@@ -204,13 +214,8 @@ pub fn draw(run_seed: Seed) -> Personality {
         v0_3_compat,
         check_input_modes: chance(&mut knob("check_input_modes"), 50),
         check_content_type: chance(&mut knob("check_content_type"), 50),
-        sidecar: {
-            let mut rng = knob("sidecar");
-            chance(&mut rng, 25).then(|| Sidecar {
-                route_timeout_ms: chance(&mut rng, 70).then(|| within(&mut rng, &ROUTE_TIMEOUT_MS)),
-                idle_timeout_ms: chance(&mut rng, 70).then(|| within(&mut rng, &IDLE_TIMEOUT_MS)),
-            })
-        },
+        card_delay_ms: draw_card_delay(&mut knob("card_delay_ms"), sidecar),
+        sidecar,
         bindings: draw_bindings(&mut knob("bindings"), v0_3_compat),
         tenant: {
             let mut rng = knob("tenant");
@@ -218,6 +223,27 @@ pub fn draw(run_seed: Seed) -> Personality {
         },
         name,
     }
+}
+
+fn draw_sidecar(rng: &mut ChaCha8Rng) -> Option<Sidecar> {
+    chance(rng, 25).then(|| Sidecar {
+        route_timeout_ms: chance(rng, 70).then(|| within(rng, &ROUTE_TIMEOUT_MS)),
+        idle_timeout_ms: chance(rng, 70).then(|| within(rng, &IDLE_TIMEOUT_MS)),
+    })
+}
+
+/// A Card answered late, for three runtimes in ten: at most [`LONGEST_CARD_DELAY_MS`], and
+/// short enough that the sidecar, if any, lets the exchange through.
+fn draw_card_delay(rng: &mut ChaCha8Rng, sidecar: Option<Sidecar>) -> Option<u64> {
+    let sidecar_timeouts = sidecar
+        .into_iter()
+        .flat_map(|sidecar| [sidecar.route_timeout_ms, sidecar.idle_timeout_ms])
+        .flatten();
+    let longest = sidecar_timeouts
+        .map(|timeout_ms| timeout_ms.saturating_sub(SHORTEST_SIDECAR_TIMEOUT_MS))
+        .fold(LONGEST_CARD_DELAY_MS, u64::min);
+    let [quick, busy, slow] = CARD_DELAY_MS;
+    chance(rng, 30).then(|| within(rng, &[quick, busy, slow, longest]))
 }
 
 /// The bindings a v1.0 runtime serves, each value alike; a runtime with the v0.3

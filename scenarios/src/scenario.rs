@@ -106,9 +106,11 @@ impl Scenario {
             Scenario::SidecarCut => {
                 let mut layout = single(JobSpec::ask("long", 0, "#long crunch the numbers"));
                 // The scenario's own route timeout, under the runtime's idle timeout if it
-                // is deployed behind a sidecar.
+                // is deployed behind a sidecar; it counts from each request's arrival, so it
+                // lets a late Card through as long after its delay.
+                let card_delay_ms = runtime.card_delay_ms.unwrap_or(0);
                 layout.sidecar = Some(Sidecar {
-                    route_timeout_ms: Some(rng.random_range(300..=900)),
+                    route_timeout_ms: Some(rng.random_range(300..=900) + card_delay_ms),
                     idle_timeout_ms: runtime.sidecar.and_then(|sidecar| sidecar.idle_timeout_ms),
                 });
                 layout

@@ -8,6 +8,9 @@ use std::path::Path;
 /// ten thousand is far beyond any run's deadlines and still a small turn to lay out.
 const MOST_LONG_RUNNING_STEPS: u32 = 10_000;
 
+/// The longest a Card may take to be answered: ten minutes is a Card nobody waits for.
+const LONGEST_CARD_DELAY_MS: u64 = 600_000;
+
 /// A personality file that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PersonalityError {
@@ -118,6 +121,17 @@ impl Personality {
                 "must be positive (omit it for no pings)".into(),
             ));
         }
+        if let Some(delay) = self.card_delay_ms
+            && delay > LONGEST_CARD_DELAY_MS
+        {
+            return Err(field(
+                "card_delay_ms",
+                format!(
+                    "{delay} is more than {LONGEST_CARD_DELAY_MS} (ten minutes): omit it for a \
+                     Card answered at once"
+                ),
+            ));
+        }
         if let Some(sidecar) = self.sidecar {
             for (name, timeout) in [
                 ("sidecar.route_timeout_ms", sidecar.route_timeout_ms),
@@ -154,6 +168,7 @@ mod tests {
     use super::*;
     use crate::personality::Reaping;
     use crate::sidecar::Sidecar;
+    use std::time::Duration;
 
     #[test]
     fn empty_document_is_the_spec_correct_default() {
@@ -268,5 +283,19 @@ mod tests {
             .to_string();
         assert!(error.contains("work.long_running_steps"), "{error}");
         assert!(Personality::from_json(&steps(MOST_LONG_RUNNING_STEPS), "s.json").is_ok());
+    }
+
+    #[test]
+    fn a_card_later_than_ten_minutes_is_refused_and_ten_minutes_is_not() {
+        let late = |ms: u64| format!(r#"{{"card_delay_ms": {ms}}}"#);
+        let error = Personality::from_json(&late(LONGEST_CARD_DELAY_MS + 1), "late.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("field `card_delay_ms`: 600001 is more than 600000"),
+            "{error}"
+        );
+        let longest = Personality::from_json(&late(LONGEST_CARD_DELAY_MS), "late.json").unwrap();
+        assert_eq!(longest.card_delay(), Some(Duration::from_secs(600)));
     }
 }

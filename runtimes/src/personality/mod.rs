@@ -72,6 +72,9 @@ pub struct Personality {
     pub duplicate_states: Vec<TaskState>,
     /// Period of `: ping` SSE comments on open streams; none when absent.
     pub keep_alive_ms: Option<u64>,
+    /// How long the Agent Card takes to be answered: a runtime cold-starting, or one that
+    /// builds its Card per request from a slow registry. At once when absent.
+    pub card_delay_ms: Option<u64>,
     /// The first this many tasks an instance creates are never picked up by its executor:
     /// they stay `submitted` (a wedged worker pool; consumers need their own deadline).
     pub stalled_first_tasks: u32,
@@ -126,6 +129,7 @@ impl Default for Personality {
             timestamps: Timestamps::Present,
             duplicate_states: Vec::new(),
             keep_alive_ms: None,
+            card_delay_ms: None,
             stalled_first_tasks: 0,
             exact_version: false,
             v0_3_compat: false,
@@ -150,5 +154,10 @@ impl Personality {
     /// The keep-alive period, if any.
     pub fn keep_alive(&self) -> Option<Duration> {
         self.keep_alive_ms.map(Duration::from_millis)
+    }
+
+    /// How long the Card takes to be answered, if it is not answered at once.
+    pub fn card_delay(&self) -> Option<Duration> {
+        self.card_delay_ms.map(Duration::from_millis)
     }
 }

@@ -470,3 +470,26 @@ async fn stalled_tasks_stay_submitted() {
     assert_eq!(client.get(&stuck).await.task().status.state, Submitted);
     assert_eq!(runtime.truth().task(&stuck).unwrap().states(), [Submitted]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_late_card_is_answered_after_its_delay_and_nothing_else_waits() {
+    let personality = Personality {
+        card_delay_ms: Some(1_500),
+        ..Personality::default()
+    };
+    for dialect in Dialect::ALL {
+        let (client, _runtime) = start(personality.clone(), dialect);
+        let asked = meshsim_time::Instant::now(); // wall-clock-ok: tokio's paused clock
+        let card = client.card().await;
+        assert_eq!(card.capabilities.streaming, Some(true), "{dialect:?}");
+        assert_eq!(asked.elapsed(), Duration::from_millis(1_500), "{dialect:?}");
+        let asked = meshsim_time::Instant::now(); // wall-clock-ok: tokio's paused clock
+        let unknown = client.get("no-such-task").await.error();
+        assert_eq!(unknown.code, ErrorCode::TaskNotFound, "{dialect:?}");
+        assert_eq!(
+            asked.elapsed(),
+            Duration::ZERO,
+            "{dialect:?}: only the Card is late"
+        );
+    }
+}

@@ -63,6 +63,10 @@ fn cases() -> Vec<(&'static str, Case)> {
             "keep_alive_ms",
             Elsewhere("SSE pings (stream.rs; tests/personalities/sdk_calibrated.rs)"),
         ),
+        (
+            "card_delay_ms",
+            Elsewhere("the Card's route (card_route.rs; tests/personalities/knobs.rs)"),
+        ),
         ("stalled_first_tasks", Store(knobs::stalled_first_tasks)),
         (
             "exact_version",
