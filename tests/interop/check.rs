@@ -608,8 +608,11 @@ fn the_python_naive_example_shows_the_origin_divergences_and_the_reconciling_one
 /// settles (`polling`: the task at once), a follow-up that starts a new task (the old one is
 /// canceled, not taken for gone), a cancel at input-required that is ignored or refused
 /// (the refusal recorded and the job given up, where it used to retry until the deadline),
-/// and a cancel the agent would refuse whose connection is reset (tried again until the
-/// agent answers, where it was tried once and the task left behind).
+/// a cancel the agent would refuse whose connection is reset (tried again until the
+/// agent answers, where it was tried once and the task left behind), and an agent whose
+/// Card comes 2.5 s late and whose tasks all stall (the task in hand canceled before the
+/// job's deadline, counted from when the job began, where it was counted from after the
+/// Card and left the task submitted).
 #[test]
 fn the_python_reconciling_example_holds_against_runtimes_that_each_broke_it_once() {
     let Some(()) = install(&[Sdk::Python]) else {
@@ -632,6 +635,9 @@ fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: 
                 "tests/personalities/http-json-only.json",
                 "tests/personalities/settles-slowly-without-streaming.json",
                 "tests/personalities/new-task-per-follow-up.json",
+                // Its Card comes 2.5 s late: the cleanup before the job's deadline counts
+                // from when the job began.
+                "tests/personalities/stalls-every-task-behind-a-late-card.json",
             ][..],
         ),
         (
