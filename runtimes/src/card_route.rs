@@ -1,9 +1,9 @@
 //! The Agent Card's route: the Card ([`crate::card`]) for the address the client used, in
 //! the dialect the request asks for where the personality shapes it by the `A2A-Version`
 //! header, with HTTP caching ([`crate::card_cache`]), as late as the personality's
-//! `card_delay_ms` says. A Card's text depends only on the
-//! personality, the dialects and the address, so each thread writes it once for those
-//! ([`ThreadMemo`]): every run of a sweep fetches the Card of the same few runtimes.
+//! `card_delay_ms` says. A Card's text depends only on the personality, the dialects and
+//! the address, so each thread writes it once for those ([`ThreadMemo`]): every run of a
+//! sweep fetches the Card of the same few runtimes.
 
 use crate::card::agent_card;
 use crate::card_cache::{self, Tagged};

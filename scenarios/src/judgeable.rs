@@ -115,9 +115,7 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
                      each message up to 20 ms) completes only when the network is quick, by \
                      chance"
                 ));
-            } else if card_delay_ms > 0
-                && timeout_ms < card_delay_ms.saturating_add(SHORTEST_SIDECAR_TIMEOUT_MS)
-            {
+            } else if timeout_ms < card_delay_ms.saturating_add(SHORTEST_SIDECAR_TIMEOUT_MS) {
                 cautions.push(format!(
                     "sidecar.{knob} is {timeout_ms}, under card_delay_ms ({card_delay_ms}) \
                      and {SHORTEST_SIDECAR_TIMEOUT_MS} ms for the exchange: the sidecar may cut \

@@ -9,7 +9,7 @@ use std::path::Path;
 const MOST_LONG_RUNNING_STEPS: u32 = 10_000;
 
 /// The longest a Card may take to be answered: ten minutes is a Card nobody waits for.
-const LONGEST_CARD_DELAY_MS: u64 = 600_000;
+const MOST_CARD_DELAY_MS: u64 = 600_000;
 
 /// A personality file that could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -122,12 +122,12 @@ impl Personality {
             ));
         }
         if let Some(delay) = self.card_delay_ms
-            && delay > LONGEST_CARD_DELAY_MS
+            && delay > MOST_CARD_DELAY_MS
         {
             return Err(field(
                 "card_delay_ms",
                 format!(
-                    "{delay} is more than {LONGEST_CARD_DELAY_MS} (ten minutes): omit it for a \
+                    "{delay} is more than {MOST_CARD_DELAY_MS} (ten minutes): omit it for a \
                      Card answered at once"
                 ),
             ));
@@ -288,14 +288,14 @@ mod tests {
     #[test]
     fn a_card_later_than_ten_minutes_is_refused_and_ten_minutes_is_not() {
         let late = |ms: u64| format!(r#"{{"card_delay_ms": {ms}}}"#);
-        let error = Personality::from_json(&late(LONGEST_CARD_DELAY_MS + 1), "late.json")
+        let error = Personality::from_json(&late(MOST_CARD_DELAY_MS + 1), "late.json")
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("field `card_delay_ms`: 600001 is more than 600000"),
             "{error}"
         );
-        let longest = Personality::from_json(&late(LONGEST_CARD_DELAY_MS), "late.json").unwrap();
+        let longest = Personality::from_json(&late(MOST_CARD_DELAY_MS), "late.json").unwrap();
         assert_eq!(longest.card_delay(), Some(Duration::from_secs(600)));
     }
 }
