@@ -100,8 +100,8 @@ pub enum Observed {
     /// `input-required`.
     TaskSurvivedStreamClose(bool),
     /// Whether a task was still there after its stream broke mid-task (a proxy's cut, a
-    /// reset). A crash of the peer looks the same, so this is kept apart from the
-    /// lifecycle fields: it only steers whether to stream.
+    /// reset, the consumer dropping it at a deadline). A crash of the peer looks the same,
+    /// so this is kept apart from the lifecycle fields: it only steers whether to stream.
     TaskSurvivedBrokenStream(bool),
     /// A task was missing right after its stream ended at a question nothing dated (no
     /// readable stamp): lost with the close, or reaped by a timer while a link held the

@@ -218,8 +218,7 @@ impl<C: Connector> Run<'_, C> {
             if let Some((at, state, limit)) = task.deadline(&self.session.job.deadlines)
                 && Instant::now() >= at
             {
-                let id = task.task_id.clone();
-                return self.deadline(&id, state, limit).await;
+                return self.deadline(&slot, state, limit).await;
             }
             let waiting = current.is_some_and(TaskState::is_interrupted);
             let report = if waiting && task.answer_pending(self.session.job.deadlines.working) {
@@ -293,7 +292,7 @@ impl<C: Connector> Run<'_, C> {
     ) -> Option<DispatchEnd> {
         let id = slot_id(slot);
         match report.end {
-            ReadEnd::Deadline(state, limit) => Some(self.deadline(&id, state, limit).await),
+            ReadEnd::Deadline(state, limit) => Some(self.deadline(slot, state, limit).await),
             ReadEnd::ForeignTask(other) => {
                 self.session.recorder.noticed(&other);
                 self.session.recorder.anomaly(
@@ -342,18 +341,28 @@ impl<C: Connector> Run<'_, C> {
         DispatchEnd::Lost(format!("task {task_id} lost by the peer"))
     }
 
+    /// The task in `slot` sat in `state` past its `limit`: cancel it and start over. A
+    /// streamed task the cancel finds gone was lost with its stream, broken on the way or
+    /// dropped by the consumer at the deadline (a peer that reaps on close reaps it then),
+    /// or by a crash or a timer, which look the same: as when a read finds it gone, the
+    /// next dispatch polls instead of streaming.
     pub(super) async fn deadline(
         &mut self,
-        task_id: &str,
+        slot: &Option<Tracked>,
         state: TaskState,
         limit: Duration,
     ) -> DispatchEnd {
-        self.session.recorder.deadline(task_id, state, limit);
+        let task_id = slot_id(slot);
+        self.session.recorder.deadline(&task_id, state, limit);
         // Before the peer names the task there is nothing to cancel by id.
         if !task_id.is_empty() {
-            self.session
-                .abandon(task_id, &format!("{state} deadline passed"))
+            let cancel = self
+                .session
+                .abandon(&task_id, &format!("{state} deadline passed"))
                 .await;
+            if cancel == CancelResult::TaskGone && slot.as_ref().is_some_and(|task| task.streamed) {
+                self.learn(Observed::TaskSurvivedBrokenStream(false));
+            }
         }
         DispatchEnd::Stuck(format!("task {task_id} sat in {state} past {limit:?}"))
     }
