@@ -10,7 +10,7 @@
 //! a command can say so before it judges; the swarm's draw keeps inside these bounds, and
 //! a test holds it to that.
 
-use meshsim_runtimes::{Personality, Reaping};
+use meshsim_runtimes::{Personality, Reaping, Script, WorkDurations};
 
 /// The shortest reaping timer (`ttl` or `input-required-timeout`) under which a consumer
 /// can always ask after a task before the peer reaps it.
@@ -42,6 +42,23 @@ pub const SHORTEST_SIDECAR_TIMEOUT_MS: u64 = 100;
 /// swarm-faulted reconciling sweep: at 2,500 ms and at 2,900 ms none of 1,050 runs missed
 /// its expectation, at 3,100 ms all 1,050 did (no discovery finished in time).
 pub const LONGEST_CARD_DELAY_MS: u64 = 2_500;
+
+/// The longest the swarm's faults can put off the end of a stream, beyond its work: a link
+/// held for up to 2.5 s, then a latency of up to 500 ms. Not a measured bound: a route
+/// timeout that cuts the `#long` script's stream by chance under a reaper on close misses
+/// too rarely to find one (2 runs of 840,000 in the swarm's sweep of seeds 190000..230000;
+/// with every drawn peer reaping on close behind a route 3 s short of this, none of 21,000
+/// runs), so it is the most the faults can add.
+pub const LONGEST_STREAM_DELAY_MS: u64 = 3_000;
+
+/// How long the `#long` script's stream may last at the most: its work steps (one in
+/// `submitted`, then one per chunk) of up to `work.max_ms`, and the faults' delay.
+pub fn longest_long_stream_ms(work: &WorkDurations) -> u64 {
+    let steps = Script::LongRunning.work_steps(1, work.long_running_steps);
+    u64::from(steps)
+        .saturating_mul(work.max_ms)
+        .saturating_add(LONGEST_STREAM_DELAY_MS)
+}
 
 /// Each knob value of `personality` outside the space where verdicts are about the
 /// consumer, with why, in words; empty when there is none.
@@ -123,6 +140,24 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
                 ));
             }
         }
+    }
+    let route_timeout_ms = personality
+        .sidecar
+        .and_then(|sidecar| sidecar.route_timeout_ms);
+    if let Some(route_timeout_ms) = route_timeout_ms
+        && personality.reaping == Reaping::OnStreamClose
+        && route_timeout_ms < longest_long_stream_ms(work)
+    {
+        cautions.push(format!(
+            "sidecar.route_timeout_ms is {route_timeout_ms}, under the {} ms the #long \
+             script's stream may last ({} work steps of up to {} ms, and up to \
+             {LONGEST_STREAM_DELAY_MS} ms of faults), and the peer reaps a task when \
+             its stream closes: whether the cut takes the task with it is chance, and another \
+             try may not fit in the job",
+            longest_long_stream_ms(work),
+            Script::LongRunning.work_steps(1, work.long_running_steps),
+            work.max_ms
+        ));
     }
     if long_longest > LONG_WORK_BUDGET_MS {
         cautions.push(format!(
@@ -279,6 +314,28 @@ mod tests {
             named[1].starts_with("sidecar.idle_timeout_ms is 99, under 100 ms"),
             "{named:?}"
         );
+    }
+
+    #[test]
+    fn a_route_timeout_the_long_stream_may_outlast_under_a_reaper_on_close_is_named() {
+        let behind = |reaping, route_timeout_ms| Personality {
+            sidecar: Some(Sidecar {
+                route_timeout_ms: Some(route_timeout_ms),
+                idle_timeout_ms: None,
+            }),
+            // Ten work steps (one in `submitted`, then nine chunks) of up to 1 s, and 3 s of
+            // faults: 13 s.
+            ..with(reaping, 500, 1_000, 9)
+        };
+        assert!(cautions(&behind(Reaping::OnStreamClose, 13_000)).is_empty());
+        let named = cautions(&behind(Reaping::OnStreamClose, 12_999));
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].starts_with("sidecar.route_timeout_ms is 12999, under the 13000 ms"),
+            "{named:?}"
+        );
+        // A peer that keeps its tasks when a stream is cut is followed again.
+        assert!(cautions(&behind(Reaping::Never, 5_000)).is_empty());
     }
 
     #[test]

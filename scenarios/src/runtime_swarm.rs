@@ -8,7 +8,7 @@
 //! as a personality file, which runs exactly like the draw.
 //!
 //! A runtime with the v0.3 compatibility layer (v0.3 over JSON-RPC) never serves HTTP+JSON
-//! alone, which a personality file could not say either. Four couplings keep every drawn
+//! alone, which a personality file could not say either. Five couplings keep every drawn
 //! job decidable from the personality (possible, or impossible by a rule the oracle states)
 //! instead of possible only by luck (the bounds of [`crate::judgeable`], which names what a
 //! personality file sets outside them):
@@ -21,11 +21,14 @@
 //!   or never does (`long_running_steps × work.min_ms` over it: the job is impossible by
 //!   [`crate::impossible::WORK_OUTLASTS_TTL`]);
 //! - a Card answered late is answered at least 100 ms before the sidecar's timeouts, if
-//!   any, would cut it, or no consumer could discover the peer.
+//!   any, would cut it, or no consumer could discover the peer;
+//! - under a reaper on stream close, the sidecar's route timeout, if any, outlasts the
+//!   `#long` script's stream with the faults' delay, or whether a cut takes the task with it
+//!   would be chance.
 
 use crate::judgeable::{
     LONG_WORK_BUDGET_MS, LONGEST_CARD_DELAY_MS, LONGEST_WORK_STEP_MS, SHORTEST_REAPING_TIMER_MS,
-    SHORTEST_SIDECAR_TIMEOUT_MS,
+    SHORTEST_SIDECAR_TIMEOUT_MS, longest_long_stream_ms,
 };
 use meshsim_protocol::{ErrorCode, TaskState};
 use meshsim_runtimes::{
@@ -92,7 +95,8 @@ pub fn draw(run_seed: Seed) -> Personality {
     let name = format!("swarm-{}", run_seed.value());
     let reaping = draw_reaping(&mut knob("reaping"));
     let v0_3_compat = chance(&mut knob("v0_3_compat"), 50);
-    let sidecar = draw_sidecar(&mut knob("sidecar"));
+    let work = draw_work(&mut knob("work"), reaping);
+    let sidecar = draw_sidecar(&mut knob("sidecar"), reaping, &work);
     let mut version = knob("card.version");
     let version = format!(
         "{}.{}.{}",
@@ -110,7 +114,7 @@ pub fn draw(run_seed: Seed) -> Personality {
             push_notifications: chance(&mut knob("card.push_notifications"), 50),
             state_transition_history: chance(&mut knob("card.state_transition_history"), 50),
         },
-        work: draw_work(&mut knob("work"), reaping),
+        work,
         opening: TurnOpening {
             new_task: pick(
                 &mut knob("opening.new_task"),
@@ -225,9 +229,16 @@ pub fn draw(run_seed: Seed) -> Personality {
     }
 }
 
-fn draw_sidecar(rng: &mut ChaCha8Rng) -> Option<Sidecar> {
+/// A sidecar for one runtime in four; under a reaper on stream close, its route timeout
+/// outlasts the `#long` script's stream ([`longest_long_stream_ms`]).
+fn draw_sidecar(rng: &mut ChaCha8Rng, reaping: Reaping, work: &WorkDurations) -> Option<Sidecar> {
+    let shortest_route_ms = match reaping {
+        Reaping::OnStreamClose => longest_long_stream_ms(work),
+        _ => 0,
+    };
     chance(rng, 25).then(|| Sidecar {
-        route_timeout_ms: chance(rng, 70).then(|| within(rng, &ROUTE_TIMEOUT_MS)),
+        route_timeout_ms: chance(rng, 70)
+            .then(|| within(rng, &ROUTE_TIMEOUT_MS).max(shortest_route_ms)),
         idle_timeout_ms: chance(rng, 70).then(|| within(rng, &IDLE_TIMEOUT_MS)),
     })
 }
