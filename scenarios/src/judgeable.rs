@@ -47,8 +47,9 @@ pub const LONGEST_CARD_DELAY_MS: u64 = 2_500;
 /// held for up to 2.5 s, then a latency of up to 500 ms. Not a measured bound: a route
 /// timeout that cuts the `#long` script's stream by chance under a reaper on close misses
 /// too rarely to find one (2 runs of 840,000 in the swarm's sweep of seeds 190000..230000;
-/// with every drawn peer reaping on close behind a route 3 s short of this, none of 21,000
-/// runs), so it is the most the faults can add.
+/// with every drawn peer of seeds 0..1000 reaping on close behind a route timeout 3 s short
+/// of its stream's work steps alone, none of 21,000 runs), so it is the most the faults can
+/// add.
 pub const LONGEST_STREAM_DELAY_MS: u64 = 3_000;
 
 /// How long the `#long` script's stream may last at the most: its work steps (one in
@@ -144,17 +145,17 @@ pub fn cautions(personality: &Personality) -> Vec<String> {
     let route_timeout_ms = personality
         .sidecar
         .and_then(|sidecar| sidecar.route_timeout_ms);
+    let longest_stream_ms = longest_long_stream_ms(work);
     if let Some(route_timeout_ms) = route_timeout_ms
         && personality.reaping == Reaping::OnStreamClose
-        && route_timeout_ms < longest_long_stream_ms(work)
+        && route_timeout_ms < longest_stream_ms
     {
         cautions.push(format!(
-            "sidecar.route_timeout_ms is {route_timeout_ms}, under the {} ms the #long \
-             script's stream may last ({} work steps of up to {} ms, and up to \
+            "sidecar.route_timeout_ms is {route_timeout_ms}, under the {longest_stream_ms} ms \
+             the #long script's stream may last ({} work steps of up to {} ms, and up to \
              {LONGEST_STREAM_DELAY_MS} ms of faults), and the peer reaps a task when \
              its stream closes: whether the cut takes the task with it is chance, and another \
              try may not fit in the job",
-            longest_long_stream_ms(work),
             Script::LongRunning.work_steps(1, work.long_running_steps),
             work.max_ms
         ));

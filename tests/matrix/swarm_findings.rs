@@ -1,7 +1,8 @@
 //! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), over
 //! seeds 30000..80000 once `one-outcome` compared artifacts and `deadlines-honoured` asked
-//! when, and over seeds 80000..120000, each reproduced from a personality file in
-//! `tests/personalities/` and judged as the verdict now judges it.
+//! when, over seeds 80000..120000, and over seeds 190000..230000 once the swarm drew late
+//! Cards, each reproduced from a personality file in `tests/personalities/` and judged as
+//! the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{
