@@ -57,7 +57,7 @@ pub use probed_personality::{probed_personality, unmeasured_knobs};
 pub use real_profile::real_profile;
 pub use run::{RunOptions, RunResult, Verdict, run};
 pub use run_spec::{DEFAULT_TICK, Faults, RunSpec, RuntimeChoice};
-pub use runtime_swarm::SWARM_RUNTIME;
+pub use runtime_swarm::{DUPLICABLE_STATES, SWARM_RUNTIME};
 pub use scenario::{AgentSpec, JobSpec, Layout, Scenario};
 pub use sweep_outcome::SweepOutcome;
 pub use tally::{CellKey, CellTally, Tally};

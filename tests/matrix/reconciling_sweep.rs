@@ -46,7 +46,7 @@ fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
 /// it reaches a longer sweep (seed 153 missed `liveness` here before f1e50c5).
 #[test]
 fn reconciling_consumer_meets_every_expectation_of_swarm_drawn_personalities() {
-    let seeds = swarm_seeds();
+    let seeds = seeds_from_env("MESHSIM_SWARM_SEEDS", 200);
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
         .runtimes([RuntimeChoice::swarm()])
         .faults([Faults::Swarm])
@@ -58,15 +58,14 @@ fn reconciling_consumer_meets_every_expectation_of_swarm_drawn_personalities() {
     outcome.assert_expectations();
 }
 
-/// How many swarm seeds to draw: `MESHSIM_SWARM_SEEDS`, or 200.
-fn swarm_seeds() -> u64 {
-    match std::env::var("MESHSIM_SWARM_SEEDS") {
-        Err(_) => 200,
+/// How many seeds a sweep of drawn personalities takes: the environment variable `name`,
+/// or `default`.
+pub(super) fn seeds_from_env(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Err(_) => default,
         Ok(value) => match value.parse::<u64>() {
             Ok(seeds) if seeds > 0 => seeds,
-            _ => {
-                panic!("MESHSIM_SWARM_SEEDS must be a whole number of seeds, at least 1: {value:?}")
-            }
+            _ => panic!("{name} must be a whole number of seeds, at least 1: {value:?}"),
         },
     }
 }
