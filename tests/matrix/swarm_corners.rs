@@ -3,8 +3,8 @@
 //! the swarm allows, timers of a few hundred milliseconds, cancels ignored or refused in
 //! every live state, replays of everything...), run in every scenario and dialect under
 //! the seed's swarm faults. A forced personality outside the judgeable space
-//! ([`meshsim_scenarios::judgeable`]) is left out, as the swarm leaves it out, and every
-//! corner must keep most of its seeds. Each personality is written to a file first, so the
+//! ([`meshsim_scenarios::judgeable`]) is left out, as the swarm never draws one, and every
+//! corner must keep at least half its seeds. Each personality is written to a file first, so the
 //! line a missed run prints reruns it (and `meshsim replay --runtime FILE` replays it).
 
 use meshsim_runtimes::{
