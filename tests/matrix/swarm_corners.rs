@@ -4,8 +4,9 @@
 //! every live state, replays of everything...), run in every scenario and dialect under
 //! the seed's swarm faults. A forced personality outside the judgeable space
 //! ([`meshsim_scenarios::judgeable`]) is left out, as the swarm never draws one, and every
-//! corner must keep at least half its seeds. Each personality is written to a file first, so the
-//! line a missed run prints reruns it (and `meshsim replay --runtime FILE` replays it).
+//! corner must keep at least half its seeds. Each personality is written to a file first,
+//! so the line a missed run prints reruns it (and `meshsim replay --runtime FILE` replays
+//! it).
 
 use meshsim_runtimes::{
     BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
@@ -100,7 +101,7 @@ fn within(seed: Seed, name: &str, low: u64, high: u64) -> u64 {
     low + seed.derive("corner").derive(name).value() % (high - low + 1)
 }
 
-/// Seeds `0..MESHSIM_SWARM_CORNER_SEEDS` (20 unless set; `.ci/run` sets 100) of every
+/// Seeds `0..MESHSIM_SWARM_CORNER_SEEDS` (20 unless set; `.ci/run` sets 60) of every
 /// corner, each in every scenario and dialect under its swarm faults: the reconciling
 /// consumer meets every declared expectation, and every corner keeps at least half its
 /// seeds. A rerun line's `MESHSIM_SEED` (or `MESHSIM_SEEDS`) picks the seeds instead, so
