@@ -34,8 +34,10 @@ for package in tokio bytes tracing rand; do
     fi
 done
 # From inside the crate, so that its .cargo/config.toml (--cfg tokio_unstable) applies as in
-# upstream's CI.
+# upstream's CI. Both builds below start from nothing (their flags differ from the
+# workspace's); without debug info they take 90 s instead of 115 s on 2 cores.
 cd vendor/turmoil
+export CARGO_PROFILE_DEV_DEBUG=false
 CARGO_TARGET_DIR="$OLDPWD/target/vendor-turmoil" cargo test --locked
 # Its unit tests once more as this project builds turmoil, without tokio_unstable (RUSTFLAGS,
 # even empty, takes the place of the crate's config): there a quiet step leaves a host's
