@@ -1,12 +1,15 @@
 //! The reconciling consumer under swarm faults: 200 seeds of the origin incident for every
 //! built-in personality and dialect, a few seeds of every other scenario, each holding
-//! every invariant, and 200 personalities drawn by the swarm (`--runtime swarm`; more with
+//! every invariant, and 200 personalities drawn by the swarm (`--runtime swarm`; others with
 //! `MESHSIM_SWARM_SEEDS`) in every scenario and dialect, each meeting its declared
 //! expectation.
 
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::builtin_runtimes;
-use meshsim_scenarios::{ConsumerChoice, Faults, Matrix, RuntimeChoice, Scenario};
+use meshsim_scenarios::{
+    ConsumerChoice, Faults, Matrix, RuntimeChoice, Scenario, parse_seed_range,
+};
+use std::ops::Range;
 
 #[test]
 fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect() {
@@ -39,8 +42,8 @@ fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
     assert_eq!(outcome.tally.violated, 0);
 }
 
-/// The swarm's seeds `0..MESHSIM_SWARM_SEEDS` (200 unless set; `.ci/run` sets 2,000) at the
-/// default step, the start of what `meshsim sweep --runtime swarm --consumer reconciling
+/// The swarm's seeds `0..200`, or those `MESHSIM_SWARM_SEEDS` names (`.ci/run` adds
+/// `200..2000`), at the default step, the start of what `meshsim sweep --runtime swarm --consumer reconciling
 /// --seed-range 0..30000 --faults swarm` checks (about 15 minutes in a release build on two
 /// cores; docs/throughput.md, "The step"): a race the default step shows breaks this before
 /// it reaches a longer sweep (seed 153 missed `liveness` here before f1e50c5).
@@ -50,22 +53,28 @@ fn reconciling_consumer_meets_every_expectation_of_swarm_drawn_personalities() {
     let matrix = Matrix::for_consumer(ConsumerChoice::Reconciling)
         .runtimes([RuntimeChoice::swarm()])
         .faults([Faults::Swarm])
-        .seeds(0..seeds);
+        .seeds(seeds.clone());
     let per_seed = Scenario::ALL.len() * Dialect::ALL.len();
-    assert_eq!(matrix.len() as u64, seeds * per_seed as u64);
+    assert_eq!(
+        matrix.len() as u64,
+        (seeds.end - seeds.start) * per_seed as u64
+    );
     let outcome = matrix.run();
     assert_eq!(outcome.tally.runs, matrix.len());
     outcome.assert_expectations();
 }
 
-/// How many seeds a sweep of drawn personalities takes: the environment variable `name`,
-/// or `default`.
-pub(super) fn seeds_from_env(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Err(_) => default,
-        Ok(value) => match value.parse::<u64>() {
-            Ok(seeds) if seeds > 0 => seeds,
-            _ => panic!("{name} must be a whole number of seeds, at least 1: {value:?}"),
-        },
+/// The seeds a sweep of drawn personalities takes: those the environment variable `name`
+/// gives, as a count `N` (seeds `0..N`) or a range `A..B`, or `0..default`.
+pub(super) fn seeds_from_env(name: &str, default: u64) -> Range<u64> {
+    let Ok(value) = std::env::var(name) else {
+        return 0..default;
+    };
+    if value.contains("..") {
+        return parse_seed_range(&value).unwrap_or_else(|error| panic!("{name}: {error}"));
+    }
+    match value.parse::<u64>() {
+        Ok(count) if count > 0 => 0..count,
+        _ => panic!("{name} must be a number of seeds N (seeds 0..N) or a range A..B: {value:?}"),
     }
 }

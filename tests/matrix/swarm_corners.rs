@@ -101,17 +101,17 @@ fn within(seed: Seed, name: &str, low: u64, high: u64) -> u64 {
     low + seed.derive("corner").derive(name).value() % (high - low + 1)
 }
 
-/// Seeds `0..MESHSIM_SWARM_CORNER_SEEDS` (20 unless set; `.ci/run` sets 60) of every
-/// corner, each in every scenario and dialect under its swarm faults: the reconciling
+/// Seeds `0..20`, or those `MESHSIM_SWARM_CORNER_SEEDS` names (`.ci/run` adds `20..60`), of
+/// every corner, each in every scenario and dialect under its swarm faults: the reconciling
 /// consumer meets every declared expectation, and every corner keeps at least half its
 /// seeds. A rerun line's `MESHSIM_SEED` (or `MESHSIM_SEEDS`) picks the seeds instead, so
 /// that it forces the personality it names, and runs only that.
 #[test]
 fn reconciling_consumer_meets_every_expectation_in_forced_corners_of_the_swarm() {
-    let count = super::reconciling_sweep::seeds_from_env("MESHSIM_SWARM_CORNER_SEEDS", 20);
+    let sized = super::reconciling_sweep::seeds_from_env("MESHSIM_SWARM_CORNER_SEEDS", 20);
     let env = TestEnv::from_env().expect("the MESHSIM_ variables parse");
     let picked = env.seeds.is_some();
-    let seeds = env.seeds.unwrap_or(0..count);
+    let seeds = env.seeds.unwrap_or(sized);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("swarm_corners");
     std::fs::create_dir_all(&dir).expect("a directory for the corners' personalities");
     let mut kept = [0u64; CORNERS.len()];
