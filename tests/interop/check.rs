@@ -656,8 +656,9 @@ fn assert_holds_against_runtimes_that_each_broke_a_reconciling_example(program: 
         ),
     ];
     // Most of these runs wait out their runtime's stalls (the late Card's and the
-    // partitioned cancel's take about 30 s each, using a few hundred ms of CPU), so every
-    // run starts at once: one after another, two at a time, they took 83 s, at once 30 s.
+    // partitioned cancel's take about 30 s each, on under a second of CPU), so every run
+    // starts at once: two at a time, the three checks one after another, they took 83 s;
+    // all at once, 30 s.
     std::thread::scope(|scope| {
         for (scenario, seeds, runtimes) in runs {
             scope.spawn(move || {

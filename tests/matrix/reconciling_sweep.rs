@@ -43,8 +43,8 @@ fn reconciling_consumer_holds_in_every_scenario_under_swarm_faults() {
 }
 
 /// The swarm's seeds `0..200`, or those `MESHSIM_SWARM_SEEDS` names (`.ci/run` adds
-/// `200..2000`), at the default step, the start of what `meshsim sweep --runtime swarm --consumer reconciling
-/// --seed-range 0..30000 --faults swarm` checks (about 15 minutes in a release build on two
+/// `200..2000`), at the default step, the start of what `meshsim sweep --runtime swarm
+/// --consumer reconciling --seed-range 0..30000 --faults swarm` checks (about 15 minutes in a release build on two
 /// cores; docs/throughput.md, "The step"): a race the default step shows breaks this before
 /// it reaches a longer sweep (seed 153 missed `liveness` here before f1e50c5).
 #[test]
