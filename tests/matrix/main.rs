@@ -10,6 +10,7 @@ mod golden_hashes;
 mod http_json;
 mod oracle_sensitivity;
 mod reconciling_sweep;
+mod sized_seeds;
 mod swarm_corners;
 mod swarm_findings;
 mod tenant;

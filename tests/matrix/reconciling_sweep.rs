@@ -4,12 +4,10 @@
 //! `MESHSIM_SWARM_SEEDS`) in every scenario and dialect, each meeting its declared
 //! expectation.
 
+use crate::sized_seeds::seeds_from_env;
 use meshsim_protocol::Dialect;
 use meshsim_scenarios::builtin_runtimes;
-use meshsim_scenarios::{
-    ConsumerChoice, Faults, Matrix, RuntimeChoice, Scenario, parse_seed_range,
-};
-use std::ops::Range;
+use meshsim_scenarios::{ConsumerChoice, Faults, Matrix, RuntimeChoice, Scenario};
 
 #[test]
 fn reconciling_consumer_holds_over_200_swarm_seeds_per_personality_and_dialect() {
@@ -62,19 +60,4 @@ fn reconciling_consumer_meets_every_expectation_of_swarm_drawn_personalities() {
     let outcome = matrix.run();
     assert_eq!(outcome.tally.runs, matrix.len());
     outcome.assert_expectations();
-}
-
-/// The seeds a sweep of drawn personalities takes: those the environment variable `name`
-/// gives, as a count `N` (seeds `0..N`) or a range `A..B`, or `0..default`.
-pub(super) fn seeds_from_env(name: &str, default: u64) -> Range<u64> {
-    let Ok(value) = std::env::var(name) else {
-        return 0..default;
-    };
-    if value.contains("..") {
-        return parse_seed_range(&value).unwrap_or_else(|error| panic!("{name}: {error}"));
-    }
-    match value.parse::<u64>() {
-        Ok(count) if count > 0 => 0..count,
-        _ => panic!("{name} must be a number of seeds N (seeds 0..N) or a range A..B: {value:?}"),
-    }
 }

@@ -8,6 +8,7 @@
 //! so the line a missed run prints reruns it (and `meshsim replay --runtime FILE` replays
 //! it).
 
+use crate::sized_seeds::seeds_from_env;
 use meshsim_runtimes::{
     BusyFollowUp, CancelOutcome, FollowUp, FollowUpOpening, NewTaskOpening, Personality, Reaping,
     Resubscribe, SendReply, Sidecar, StreamClose, Timestamps, UnknownTask,
@@ -108,7 +109,7 @@ fn within(seed: Seed, name: &str, low: u64, high: u64) -> u64 {
 /// that it forces the personality it names, and runs only that.
 #[test]
 fn reconciling_consumer_meets_every_expectation_in_forced_corners_of_the_swarm() {
-    let sized = super::reconciling_sweep::seeds_from_env("MESHSIM_SWARM_CORNER_SEEDS", 20);
+    let sized = seeds_from_env("MESHSIM_SWARM_CORNER_SEEDS", 20);
     let env = TestEnv::from_env().expect("the MESHSIM_ variables parse");
     let picked = env.seeds.is_some();
     let seeds = env.seeds.unwrap_or(sized);
