@@ -1,8 +1,8 @@
 //! What `--runtime swarm` found over seeds 0..30000 (issue 17, then the 1 ms step), over
 //! seeds 30000..80000 once `one-outcome` compared artifacts and `deadlines-honoured` asked
-//! when, over seeds 80000..120000, and over seeds 190000..230000 once the swarm drew late
-//! Cards, each reproduced from a personality file in `tests/personalities/` and judged as
-//! the verdict now judges it.
+//! when, over seeds 80000..120000, over seeds 190000..230000 once the swarm drew late
+//! Cards, and over seeds 340000..370000, each reproduced from a personality file in
+//! `tests/personalities/` and judged as the verdict now judges it.
 
 use super::divergences::{assert_holds, incident, peer_fault, personality_file};
 use meshsim_consumer::{
@@ -1091,4 +1091,56 @@ fn a_streamed_task_the_deadlines_cancel_finds_gone_is_not_streamed_again() {
             "{dialect}"
         );
     }
+}
+
+/// Found as `liveness` by the sweep of seeds 340000..370000 (seed 356913, heterogeneous-mesh
+/// v0.1, the one miss of 630,000; `meshsim shrink` left a restart and a partition): the
+/// peer behind the sidecar restarted while its task waited for an answer, and the answer,
+/// in v0.1 a send under the task's id, started the task afresh. The partition kept its
+/// question from the consumer, whose read timed out, and the peer replays a task's history
+/// on resubscribe and closes the stream at the question. That history (`submitted`,
+/// `working`, `input-required`) matched the start of what the consumer had applied over two
+/// turns, so the whole replay, the new question included, was settled as a replay, and the
+/// consumer resubscribed again and again (642 times) until the `working` deadline, too late
+/// for the job. A resubscribe the peer closes with nothing new is now followed by reading
+/// the task, which shows it began with another request, and the job starts again in time.
+#[test]
+fn a_replay_that_brings_nothing_new_is_followed_by_reading_the_task() {
+    let plan = r#"{"faults": [
+        {"at_ms": 2510, "kind": "bounce", "host": "agent-0"},
+        {"at_ms": 3135, "kind": "partition", "a": "sidecar", "b": "agent-0"}
+    ]}"#;
+    let spec = RunSpec {
+        scenario: Scenario::HeterogeneousMesh,
+        job_limit: Some(3),
+        ..against_at_1ms(
+            "replays-from-start-behind-an-idle-sidecar",
+            Dialect::V0_1,
+            Some(plan),
+            356913,
+        )
+    };
+    let result = assert_holds(&spec);
+    let report = result
+        .reports
+        .iter()
+        .find(|report| report.job == "job-0")
+        .expect("job-0 behind the sidecar");
+    assert!(
+        matches!(report.outcome, Outcome::Completed { .. }),
+        "{:?}",
+        report.outcome
+    );
+    // The resubscribe replayed the task, and reading it showed the peer had started it
+    // afresh: the case the run is there for.
+    let learned = report.profile.as_ref().expect("a profile");
+    assert_eq!(
+        learned.resubscribe_after_input_required,
+        Some(ResubscribeBehaviour::Replays)
+    );
+    let started_afresh = report
+        .anomalies
+        .iter()
+        .any(|anomaly| anomaly.detail.contains("began with another request"));
+    assert!(started_afresh, "{:?}", report.anomalies);
 }

@@ -46,6 +46,14 @@ impl<C: Connector> Run<'_, C> {
                 if report.replayed && close_seen {
                     self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
                 }
+                // The peer closed the stream and nothing in it was new: a replay that matched
+                // only part of what was applied is settled as a replay whole, the state it
+                // ended in included (the peer may have started the task afresh under its
+                // id, with a history like the first). Resubscribing again would read the
+                // same stream; the task as the peer holds it now says where it is.
+                if report.applied == 0 && matches!(report.end, ReadEnd::Closed) {
+                    return self.poll(slot).await;
+                }
                 report
             }
             // Whether the task is gone, `tasks/get` tells; a -32001 here may also mean
