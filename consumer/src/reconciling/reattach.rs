@@ -12,7 +12,8 @@ use tokio::time::Instant;
 
 impl<C: Connector> Run<'_, C> {
     /// The task is live but nothing is being read: resubscribe where that works, else
-    /// poll it with `tasks/get`. Neither call waits past the task's deadline.
+    /// poll it with `tasks/get`, as also after a resubscribe the peer closed with nothing
+    /// new in it. No call waits past the task's deadline.
     pub(super) async fn reattach(&mut self, slot: &mut Option<Tracked>) -> ReadReport {
         let id = slot_id(slot);
         // Nothing was read while the task was live: events may have gone by unread.
@@ -46,11 +47,11 @@ impl<C: Connector> Run<'_, C> {
                 if report.replayed && close_seen {
                     self.learn(Observed::Resubscribe(ResubscribeBehaviour::Replays));
                 }
-                // The peer closed the stream and nothing in it was new: a replay that matched
-                // only part of what was applied is settled as a replay whole, the state it
-                // ended in included (the peer may have started the task afresh under its
-                // id, with a history like the first). Resubscribing again would read the
-                // same stream; the task as the peer holds it now says where it is.
+                // Nothing in the closed stream was new: a replay that matched only part of
+                // what was applied is settled as a replay whole, its last state included
+                // (the peer may have started the task afresh under its id). Resubscribing
+                // again would read the same stream; the task as the peer holds it says
+                // where it is.
                 if report.applied == 0 && matches!(report.end, ReadEnd::Closed) {
                     return self.poll(slot).await;
                 }
